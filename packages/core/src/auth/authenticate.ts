@@ -1,0 +1,54 @@
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { API_KEY_PREFIX, hashApiKey } from './api-keys';
+import { verifyUserToken } from './jwt';
+
+export type Principal = { kind: 'apiKey'; apiKeyId: string } | { kind: 'user'; userId: string };
+
+export interface AuthContext {
+  accountId: string;
+  accountName: string;
+  principal: Principal;
+}
+
+/** last_used_at is written at most once a minute per key, so reads do not turn into writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function unauthorized(): AppError {
+  return new AppError('UNAUTHORIZED', 'Unauthorized');
+}
+
+export function bearerToken(authorization: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+/** Resolves an `Authorization: Bearer` header (API key or dashboard JWT) to an account, or throws 401. */
+export async function authenticate(deps: CoreDeps, authorization: string | undefined): Promise<AuthContext> {
+  const token = bearerToken(authorization);
+  if (!token) throw unauthorized();
+  return token.startsWith(API_KEY_PREFIX) ? authenticateApiKey(deps, token) : authenticateUserToken(deps, token);
+}
+
+async function authenticateApiKey({ db, clock }: CoreDeps, key: string): Promise<AuthContext> {
+  const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, include: { account: true } });
+  if (!row || row.revokedAt) throw unauthorized();
+  const now = clock.now();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+  }
+  return { accountId: row.accountId, accountName: row.account.name, principal: { kind: 'apiKey', apiKeyId: row.id } };
+}
+
+async function authenticateUserToken({ db, clock, config }: CoreDeps, token: string): Promise<AuthContext> {
+  const claims = await verifyUserToken(config.jwtSecret, token, clock.now());
+  if (!claims || !UUID.test(claims.userId) || !UUID.test(claims.accountId)) throw unauthorized();
+  const user = await db.user.findFirst({
+    where: { id: claims.userId, accountId: claims.accountId },
+    include: { account: true },
+  });
+  if (!user) throw unauthorized();
+  return { accountId: user.accountId, accountName: user.account.name, principal: { kind: 'user', userId: user.id } };
+}

@@ -1,0 +1,69 @@
+import type { CoreDeps } from '../deps';
+import { createApiKey, hashApiKey } from '../auth/api-keys';
+
+/** Fixed ids make the seed idempotent: running it again finds the same rows. */
+export const DEMO = {
+  accountId: '00000000-0000-4000-a000-000000000001',
+  accountName: 'Demo Company',
+  agentId: '00000000-0000-4000-a000-000000000101',
+  agentName: 'Demo Receptionist',
+  numbers: ['+14155550100', '+14155550101'],
+} as const;
+
+export interface SeedDemoResult {
+  accountId: string;
+  agentId: string;
+  /** The demo API key: `knownKey` when it is still valid, else a newly created one. */
+  apiKey: string;
+  apiKeyCreated: boolean;
+}
+
+/**
+ * Seeds a demo account with an agent, two numbers (the first assigned to the agent) and an API key.
+ * Keys are stored hashed, so the caller keeps the plain key and passes it back on later runs.
+ */
+export async function seedDemo(deps: CoreDeps, { knownKey }: { knownKey?: string } = {}): Promise<SeedDemoResult> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  await db.account.upsert({
+    where: { id: DEMO.accountId },
+    create: { id: DEMO.accountId, name: DEMO.accountName, createdAt: now },
+    update: {},
+  });
+  await db.agent.upsert({
+    where: { id: DEMO.agentId },
+    create: {
+      id: DEMO.agentId,
+      accountId: DEMO.accountId,
+      name: DEMO.agentName,
+      language: 'en',
+      voiceId: 'en-steve',
+      prompt: 'You are the friendly receptionist of Demo Company. Confirm the caller\'s appointment time.',
+      welcomeMessage: 'Hello! This is Demo Company calling about your appointment.',
+      createdAt: now,
+    },
+    update: {},
+  });
+  for (const [index, number] of DEMO.numbers.entries()) {
+    await db.phoneNumber.upsert({
+      where: { number },
+      create: {
+        accountId: DEMO.accountId,
+        number,
+        displayName: index === 0 ? 'Demo main line' : 'Demo spare line',
+        agentId: index === 0 ? DEMO.agentId : null,
+        createdAt: new Date(now.getTime() + index),
+      },
+      update: {},
+    });
+  }
+
+  if (knownKey) {
+    const existing = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(knownKey) } });
+    if (existing && existing.accountId === DEMO.accountId && !existing.revokedAt) {
+      return { accountId: DEMO.accountId, agentId: DEMO.agentId, apiKey: knownKey, apiKeyCreated: false };
+    }
+  }
+  const { key } = await createApiKey(deps, { accountId: DEMO.accountId, name: 'demo' });
+  return { accountId: DEMO.accountId, agentId: DEMO.agentId, apiKey: key, apiKeyCreated: true };
+}

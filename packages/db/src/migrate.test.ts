@@ -1,0 +1,123 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checksum, migrate, MigrationError, readMigrations } from './migrate';
+import { createTestDatabase, type TestDatabase } from './testing';
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function migrationsDir(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'voice-migrations-'));
+  for (const [name, sql] of Object.entries(files)) {
+    await mkdir(join(dir, name));
+    await writeFile(join(dir, name, 'migration.sql'), sql);
+  }
+  return dir;
+}
+
+interface MigrationRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  logs: string | null;
+  applied_steps_count: number;
+}
+
+const rowsOf = (url: string) =>
+  query<MigrationRow>(url, 'SELECT * FROM "_prisma_migrations" ORDER BY started_at, migration_name');
+
+describe('migration runner', () => {
+  let database: TestDatabase;
+  const dirs: string[] = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase({ migrated: false });
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  const dir = async (files: Record<string, string>) => {
+    const made = await migrationsDir(files);
+    dirs.push(made);
+    return made;
+  };
+
+  it('applies migrations in name order and records them like prisma migrate deploy', async () => {
+    // The second migration depends on the first, so applying out of order would fail.
+    const migrations = await dir({
+      '20260102000000_second': 'ALTER TABLE t ADD COLUMN b INT;',
+      '20260101000000_first': 'CREATE TABLE t (a INT);',
+    });
+    const result = await migrate(database.url, { dir: migrations });
+    expect(result.applied).toEqual(['20260101000000_first', '20260102000000_second']);
+
+    const rows = await rowsOf(database.url);
+    expect(rows.map((row) => row.migration_name)).toEqual(['20260101000000_first', '20260102000000_second']);
+    expect(rows[0]?.checksum).toBe(checksum('CREATE TABLE t (a INT);'));
+    expect(rows.every((row) => row.finished_at !== null && row.applied_steps_count === 1)).toBe(true);
+  });
+
+  it('is idempotent: a second run applies nothing', async () => {
+    const migrations = await dir({ '20260101000000_first': 'CREATE TABLE t (a INT);' });
+    await migrate(database.url, { dir: migrations });
+    const again = await migrate(database.url, { dir: migrations });
+    expect(again).toEqual({ applied: [], alreadyApplied: ['20260101000000_first'] });
+    expect(await rowsOf(database.url)).toHaveLength(1);
+  });
+
+  it('serializes two runners started at once, applying each migration once', async () => {
+    const migrations = await dir({
+      '20260101000000_first': 'CREATE TABLE t (a INT); SELECT pg_sleep(0.3);',
+      '20260102000000_second': 'CREATE TABLE u (a INT);',
+    });
+    const [a, b] = await Promise.all([
+      migrate(database.url, { dir: migrations }),
+      migrate(database.url, { dir: migrations }),
+    ]);
+    expect([...a.applied, ...b.applied].sort()).toEqual(['20260101000000_first', '20260102000000_second']);
+    expect(await rowsOf(database.url)).toHaveLength(2);
+  });
+
+  it('stops at a failing migration, rolls it back, records the failure and refuses to go on', async () => {
+    const migrations = await dir({
+      '20260101000000_first': 'CREATE TABLE t (a INT);',
+      '20260102000000_broken': 'CREATE TABLE half (a INT); SELECT * FROM no_such_table;',
+      '20260103000000_third': 'CREATE TABLE v (a INT);',
+    });
+    await expect(migrate(database.url, { dir: migrations })).rejects.toThrow(MigrationError);
+
+    const rows = await rowsOf(database.url);
+    expect(rows.map((row) => row.migration_name)).toEqual(['20260101000000_first', '20260102000000_broken']);
+    expect(rows[1]?.finished_at).toBeNull();
+    expect(rows[1]?.logs).toContain('no_such_table');
+    const tables = await query<{ tablename: string }>(
+      database.url,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+    );
+    // The broken migration's own table was rolled back and the third never ran.
+    expect(tables.map((t) => t.tablename)).toEqual(['_prisma_migrations', 't']);
+
+    await expect(migrate(database.url, { dir: migrations })).rejects.toThrow(/failed earlier/);
+  });
+
+  it('applies the committed migrations and seeds the voice catalog', async () => {
+    const result = await migrate(database.url);
+    expect(result.applied).toEqual((await readMigrations()).map((m) => m.name));
+    const voices = await query<{ count: string }>(database.url, 'SELECT count(*) FROM voices');
+    expect(Number(voices[0]?.count)).toBe(20);
+  });
+});
