@@ -14,3 +14,5 @@ export * from './phone-numbers/get-phone-number';
 export * from './phone-numbers/add-phone-number';
 export * from './phone-numbers/assign-phone-number';
 export * from './demo/seed-demo';
+export * from './validation';
+export * from './system/diagnostics';

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+const Env = z.object({
+  DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type ApiEnv = z.infer<typeof Env>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+  const result = Env.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    throw new Error(`Invalid api configuration:\n${problems}`);
+  }
+  return result.data;
+}

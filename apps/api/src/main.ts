@@ -1,0 +1,44 @@
+import { Connection } from '@temporalio/client';
+import { systemClock } from '@voice/core';
+import { createDb } from '@voice/db';
+import pino from 'pino';
+import { loadEnv } from './env';
+import { createServer } from './server';
+
+const env = loadEnv();
+const logger = pino({
+  level: env.LOG_LEVEL,
+  base: { service: 'api' },
+  redact: { paths: ['req.headers.authorization', '*.authorization', '*.apiKey', '*.secret'], censor: '[redacted]' },
+});
+
+const db = createDb(env.DATABASE_URL);
+// One Temporal connection for the life of the process; lazy, so the api starts even while Temporal is down.
+const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
+
+const server = createServer(
+  {
+    core: { db, clock: systemClock, config: { jwtSecret: env.JWT_SECRET } },
+    pingTemporal: async () => {
+      await temporal.workflowService.getSystemInfo({});
+    },
+    logger,
+  },
+  { host: env.HOST, port: env.PORT },
+);
+
+const url = await server.start();
+logger.info({ url }, 'api listening');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'api shutting down');
+  await server.stop();
+  await temporal.close();
+  await db.$disconnect();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,6 @@
+import { phoneNumberRoutes } from './phone-numbers';
+import type { AnyRestRoute } from './route';
+import { voiceRoutes } from './voices';
+
+/** Every REST operation the API serves. */
+export const restRoutes: readonly AnyRestRoute[] = [...phoneNumberRoutes, ...voiceRoutes];

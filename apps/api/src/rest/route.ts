@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { authenticate, parseInput, type AuthContext, type CoreDeps } from '@voice/core';
+import type { ErrorShape } from '../http/errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyContextConfig {
+    errorShape?: ErrorShape;
+  }
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RestContext {
+  deps: CoreDeps;
+  auth: AuthContext;
+}
+
+/**
+ * One REST operation of the spec. The same table registers the routes, validates input and builds
+ * /openapi.json, so the document cannot drift from what is served.
+ */
+export interface RestRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  operationId: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** OpenAPI-style path, e.g. `/v1/get-phone-number/{phone_number}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  successStatus?: 200 | 201;
+  errorShape?: ErrorShape;
+  /** Error statuses this operation documents besides 401, 429 and 500. */
+  errors?: number[];
+  handler(ctx: RestContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }): Promise<z.input<R>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous table of routes
+export type AnyRestRoute = RestRoute<any, any, any, any>;
+
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends z.ZodType = z.ZodType,
+>(route: RestRoute<P, Q, B, R>): RestRoute<P, Q, B, R> {
+  return route;
+}
+
+export const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function registerRestRoutes(app: FastifyInstance, routes: readonly AnyRestRoute[], deps: CoreDeps): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: toFastifyPath(route.path),
+      config: { errorShape: route.errorShape ?? 'error' },
+      onRequest: async (request) => {
+        request.auth = await authenticate(deps, request.headers.authorization);
+      },
+      handler: async (request, reply) => {
+        const input = {
+          params: route.params ? parseInput(route.params, request.params) : undefined,
+          query: route.query ? parseInput(route.query, request.query) : undefined,
+          body: route.body ? parseInput(route.body, request.body ?? {}) : undefined,
+        };
+        const result = await route.handler({ deps, auth: request.auth! }, input);
+        return reply.code(route.successStatus ?? 200).send(result);
+      },
+    });
+  }
+}
+
+/** Operations the API no longer serves (spec 4.3): always 404, whatever the credentials. */
+export const REMOVED_OPERATIONS = [
+  { method: 'POST', path: '/v1/call-extract/{call_id}' },
+  { method: 'POST', path: '/v1/count-calls' },
+  { method: 'DELETE', path: '/v1/call-delete/{call_id}' },
+  { method: 'POST', path: '/v1/call-delete' },
+] as const;
+
+export function registerRemovedOperations(app: FastifyInstance): void {
+  for (const { method, path } of REMOVED_OPERATIONS) {
+    app.route({ method, url: toFastifyPath(path), handler: (_request, reply) => reply.code(404).send({ error: 'Not found' }) });
+  }
+}

@@ -1,0 +1,120 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import type { CoreDeps } from '@voice/core';
+import pino, { type Logger } from 'pino';
+import { toErrorResponse } from './http/errors';
+import { createHttpMetrics } from './http/metrics';
+import { requestIdFor } from './http/request-id';
+import { buildOpenApiDocument } from './openapi';
+import { restRoutes } from './rest';
+import { registerRemovedOperations, registerRestRoutes } from './rest/route';
+import { createContextFactory } from './trpc/context';
+import { appRouter, type AppRouter } from './trpc/root';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
+
+export interface ServerDeps {
+  core: CoreDeps;
+  /** Resolves when the Temporal frontend answers. */
+  pingTemporal(): Promise<void>;
+  logger?: Logger;
+}
+
+export interface ServerOptions {
+  host?: string;
+  port?: number;
+}
+
+export interface Server {
+  app: FastifyInstance;
+  /** Listens and returns the base URL. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+  readonly url: string;
+}
+
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<'ok' | 'unreachable'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'unreachable'>((resolve) => {
+    timer = setTimeout(() => resolve('unreachable'), ms);
+  });
+  return Promise.race([promise.then(() => 'ok' as const, () => 'unreachable' as const), timeout]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }: ServerOptions = {}): Server {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  const metrics = createHttpMetrics();
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+  });
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const response = toErrorResponse(error, request.routeOptions.config?.errorShape ?? 'error', request.id);
+    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(response.status).headers(response.headers).send(response.body);
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not found' }));
+
+  app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: createContextFactory(deps.core),
+      onError({ error, path, ctx }) {
+        if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  });
+  registerRestRoutes(app, restRoutes, deps.core);
+  registerRemovedOperations(app);
+
+  const openApiDocument = buildOpenApiDocument(restRoutes);
+  app.get('/openapi.json', async () => openApiDocument);
+
+  app.get('/healthz', async (_request, reply) => {
+    const [database, temporal] = await Promise.all([
+      withTimeout(deps.core.db.$queryRaw`SELECT 1`, HEALTH_CHECK_TIMEOUT_MS),
+      withTimeout(deps.pingTemporal(), HEALTH_CHECK_TIMEOUT_MS),
+    ]);
+    const ok = database === 'ok' && temporal === 'ok';
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { database, temporal } });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const body = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(body);
+  });
+
+  let url = '';
+  return {
+    app,
+    get url() {
+      return url;
+    },
+    async start() {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      const boundPort = typeof address === 'object' && address ? address.port : port;
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+      return url;
+    },
+    async stop() {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { authenticate, describeIssues, isAppError } from '@voice/core';
+import type { z } from 'zod';
+import type { TrpcContext } from './context';
+
+function hasIssues(value: unknown): value is { issues: z.core.$ZodIssue[] } {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { issues?: unknown }).issues);
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error, ctx }) {
+    const internal = error.code === 'INTERNAL_SERVER_ERROR';
+    const message = internal
+      ? 'Internal server error'
+      : hasIssues(error.cause)
+        ? describeIssues(error.cause.issues)
+        : shape.message;
+    const { stack: _stack, ...data } = shape.data;
+    return {
+      ...shape,
+      message,
+      data: { ...data, requestId: ctx?.requestId, appCode: isAppError(error.cause) ? error.cause.code : undefined },
+    };
+  },
+});
+
+/** Restates domain errors (AppError) as tRPC errors with the code from the one mapping table. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.trpcCode, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(domainErrors);
+
+/** Requires an API key or dashboard JWT; adds the account to the context. */
+export const accountProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const auth = await authenticate(ctx.deps, ctx.authorization);
+  return next({ ctx: { auth, accountId: auth.accountId } });
+});
+
+/** Dashboard users (JWT) only. */
+export const userProcedure = accountProcedure.use(({ ctx, next }) => {
+  if (ctx.auth.principal.kind !== 'user') {
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'This operation is available to dashboard users only' });
+  }
+  return next({ ctx: { userId: ctx.auth.principal.userId } });
+});

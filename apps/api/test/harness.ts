@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import { Connection } from '@temporalio/client';
+import { addPhoneNumber, createAccount, type CoreDeps } from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { createServer, type Server } from '../src/server';
+
+export interface TestApi {
+  url: string;
+  deps: CoreDeps;
+  server: Server;
+  /** Every log line the server wrote, parsed. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/** A real api server on an ephemeral port, over a fresh database and the test run's Temporal server. */
+export async function startTestApi(overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {}): Promise<TestApi> {
+  const { deps, database } = await createTestDeps();
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const server = createServer({
+    core: { ...deps, ...overrides.core },
+    pingTemporal:
+      overrides.pingTemporal ??
+      (async () => {
+        await connection.workflowService.getSystemInfo({});
+      }),
+    logger: pino({ level: 'info' }, sink),
+  });
+  const url = await server.start();
+  return {
+    url,
+    deps,
+    server,
+    logs,
+    async close() {
+      await server.stop();
+      await connection.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An account with an API key, an agent and the given numbers (the first assigned to the agent). */
+export async function seedAccount(deps: CoreDeps, name: string, numbers: string[]) {
+  const { account, key } = await createAccount(deps, { name });
+  const agent = await deps.db.agent.create({
+    data: { accountId: account.id, name: `${name} agent`, voiceId: 'he-ori', prompt: 'Be helpful.' },
+  });
+  for (const [index, phone_number] of numbers.entries()) {
+    await addPhoneNumber(deps, { accountId: account.id, phone_number });
+    if (index === 0) await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
+  }
+  return { account, key, agent };
+}
+
+export async function http(
+  url: string,
+  init: { method?: string; key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  let body: string | undefined;
+  if (init.rawBody !== undefined) body = init.rawBody;
+  else if (init.body !== undefined) body = JSON.stringify(init.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json: json as Record<string, unknown> & unknown[], text };
+}

@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import {
+  AddPhoneNumberInput,
+  AssignPhoneNumberInput,
+  addPhoneNumber,
+  assignPhoneNumber,
+  listPhoneNumbers,
+  parseInput,
+} from '@voice/core';
+import { withAccount } from '../context';
+import { printRecord, printRows } from '../output';
+
+const COLUMNS = ['phone_number', 'phone_number_pretty', 'display_name', 'status', 'agent_name', 'agent_id'];
+
+export function registerNumberCommands(program: Command): void {
+  const numbers = program.command('numbers').description("Manage an account's phone numbers");
+  numbers
+    .command('add')
+    .description('Register a carrier number (E.164) with an account')
+    .argument('<phone-number>', 'E.164, e.g. +14155550123')
+    .requiredOption('--account <id>', 'account id')
+    .option('--display-name <name>', 'a label for the number')
+    .option('--json', 'print JSON')
+    .action((phoneNumber: string, options: { account: string; displayName?: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) => {
+        const input = parseInput(AddPhoneNumberInput, { phone_number: phoneNumber, display_name: options.displayName });
+        printRecord(await addPhoneNumber(deps, { accountId, ...input }), options);
+      }),
+    );
+  numbers
+    .command('list')
+    .description("List an account's numbers")
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print JSON')
+    .action((options: { account: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) => {
+        printRows(await listPhoneNumbers(deps, { accountId }), COLUMNS, options);
+      }),
+    );
+  numbers
+    .command('assign')
+    .description('Assign an agent to a number')
+    .argument('<phone-number>', 'E.164')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--agent <id>', 'agent id')
+    .option('--json', 'print JSON')
+    .action((phoneNumber: string, options: { account: string; agent: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) => {
+        const input = parseInput(AssignPhoneNumberInput, { phone_number: phoneNumber, agent_id: options.agent });
+        printRecord(await assignPhoneNumber(deps, { accountId, ...input }), options);
+      }),
+    );
+  numbers
+    .command('unassign')
+    .description('Remove the agent from a number')
+    .argument('<phone-number>', 'E.164')
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print JSON')
+    .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) => {
+        printRecord(
+          await assignPhoneNumber(deps, { accountId, phone_number: phoneNumber, agent_id: null }),
+          options,
+        );
+      }),
+    );
+}

@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { seedDemo } from '@voice/core';
+import { withDeps } from '../context';
+import { printRecord } from '../output';
+
+export function registerSeedCommands(program: Command): void {
+  const seed = program.command('seed').description('Seed data');
+  seed
+    .command('demo')
+    .description('Create (idempotently) the demo account, agent, two numbers and an API key')
+    .option('--key <api-key>', 'a demo key from an earlier run, reused when still valid')
+    .option('--json', 'print JSON')
+    .action((options: { key?: string; json?: boolean }) =>
+      withDeps(async (deps) => {
+        const result = await seedDemo(deps, { knownKey: options.key });
+        printRecord(
+          { account_id: result.accountId, agent_id: result.agentId, api_key: result.apiKey, api_key_created: result.apiKeyCreated },
+          options,
+        );
+      }),
+    );
+}

@@ -1,0 +1,4 @@
+export const env = {
+  databaseUrl: process.env.DATABASE_URL,
+  jwtSecret: process.env.JWT_SECRET ?? '',
+};

@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { registerAccountCommands } from './commands/accounts';
+import { registerKeyCommands } from './commands/keys';
+import { registerNumberCommands } from './commands/numbers';
+import { registerSeedCommands } from './commands/seed';
+
+export function createProgram(): Command {
+  const program = new Command('voice').description('Operate the voice agent calling service').showHelpAfterError();
+  registerAccountCommands(program);
+  registerKeyCommands(program);
+  registerNumberCommands(program);
+  registerSeedCommands(program);
+  return program;
+}

@@ -1,0 +1,19 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Names shared by workflows, the worker and the API: task queue, search attributes, workflow ids,
+ * and (as workflows grow) their signals, queries and updates.
+ */
+
+export const DEFAULT_TASK_QUEUE = 'voice-agent';
+
+/** Registered on the dev server at start (packages/dev) and on production clusters (docs/temporal.md). */
+export const AccountIdAttribute = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
+export const AgentIdAttribute = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+export const CampaignIdAttribute = defineSearchAttributeKey('CampaignId', SearchAttributeType.KEYWORD);
+export const CallStatusAttribute = defineSearchAttributeKey('CallStatus', SearchAttributeType.KEYWORD);
+
+/** Workflow ids are business ids, never personal data. */
+export const workflowIds = {
+  diagnostics: (runId: string) => `diagnostics-${runId}`,
+};

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+const Env = z.object({
+  DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('voice-agent'),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
+  WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type WorkerEnv = z.infer<typeof Env>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+  const result = Env.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    throw new Error(`Invalid worker configuration:\n${problems}`);
+  }
+  return result.data;
+}

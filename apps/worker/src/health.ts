@@ -1,0 +1,26 @@
+import { createServer, type Server } from 'node:http';
+import type { Worker } from '@temporalio/worker';
+import type { Db } from '@voice/db';
+
+/** GET /healthz: 200 while the worker is running and the database answers, else 503. */
+export function startHealthServer(
+  { worker, db }: { worker: Worker; db: Db },
+  { host, port }: { host: string; port: number },
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/healthz') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found' }));
+      return;
+    }
+    const state = worker.getState();
+    db.$queryRaw`SELECT 1`
+      .then(() => 'ok' as const, () => 'unreachable' as const)
+      .then((database) => {
+        const ok = state === 'RUNNING' && database === 'ok';
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', checks: { worker: state, database } }));
+      });
+  });
+  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+}

@@ -1,0 +1,32 @@
+import { NativeConnection } from '@temporalio/worker';
+import { systemClock } from '@voice/core';
+import { createDb } from '@voice/db';
+import pino from 'pino';
+import { loadEnv } from './env';
+import { startHealthServer } from './health';
+import { createWorker } from './worker';
+
+const env = loadEnv();
+const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
+
+const db = createDb(env.DATABASE_URL);
+const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const worker = await createWorker({
+  connection,
+  namespace: env.TEMPORAL_NAMESPACE,
+  taskQueue: env.TEMPORAL_TASK_QUEUE,
+  deps: { db, clock: systemClock, config: { jwtSecret: env.JWT_SECRET } },
+});
+const health = await startHealthServer({ worker, db }, { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT });
+logger.info(
+  { taskQueue: env.TEMPORAL_TASK_QUEUE, temporal: env.TEMPORAL_ADDRESS, health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz` },
+  'worker running',
+);
+
+// The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown: no new tasks are polled, running
+// activities get their shutdown grace time, then run() resolves and we release the rest.
+await worker.run();
+health.close();
+await connection.close();
+await db.$disconnect();
+logger.info('worker stopped');

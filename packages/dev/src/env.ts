@@ -1,0 +1,7 @@
+export const env = {
+  /** Use this Temporal frontend instead of starting a dev server. */
+  temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
+  /** Web UI of the server at TEMPORAL_ADDRESS, for printing only. */
+  temporalUiUrl: process.env.TEMPORAL_UI_URL || undefined,
+  path: process.env.PATH ?? '',
+};

@@ -1,0 +1,4 @@
+export * from './paths';
+export * from './ports';
+export * from './temporal-server';
+export * from './embedded-postgres';

@@ -1,0 +1,7 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+/** The repository root, where the git-ignored `.cache/` (tool builds) and `.data/` (dev state) live. */
+export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+export const CACHE_DIR = join(REPO_ROOT, '.cache');
+export const DATA_DIR = join(REPO_ROOT, '.data');

@@ -1,0 +1,190 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { env } from './env';
+import { CACHE_DIR } from './paths';
+
+/**
+ * Finds a Temporal server for development and tests, in this order:
+ *   1. TEMPORAL_ADDRESS, when set (nothing is started);
+ *   2. a `temporal` CLI on PATH;
+ *   3. the CLI built earlier into .cache/temporal/bin;
+ *   4. `go install` of the CLI into that cache (Go on PATH or in /usr/local/go/bin);
+ *   5. the SDK's own download of the CLI (needs internet).
+ * and starts its dev server (SQLite persistence, Web UI, our search attributes registered).
+ */
+
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+export const CACHED_TEMPORAL_CLI = join(CACHE_DIR, 'temporal', 'bin', 'temporal');
+
+/** Custom search attributes every workflow of the service carries (see docs/temporal.md). */
+export const SEARCH_ATTRIBUTES = {
+  AccountId: 'Keyword',
+  AgentId: 'Keyword',
+  CampaignId: 'Keyword',
+  CallStatus: 'Keyword',
+} as const;
+
+export type TemporalCliSource = 'path' | 'cache' | 'go-install' | 'sdk-download';
+
+export interface TemporalCli {
+  path: string | null;
+  source: TemporalCliSource;
+}
+
+type Log = (message: string) => void;
+
+function onPath(name: string): string | null {
+  for (const dir of env.path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+function goBinary(): string | null {
+  const fromPath = onPath('go');
+  if (fromPath) return fromPath;
+  return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null;
+}
+
+/** Locates (or builds) the Temporal CLI. */
+export function resolveTemporalCli(log: Log = () => {}): TemporalCli {
+  const fromPath = onPath('temporal');
+  if (fromPath) return { path: fromPath, source: 'path' };
+  if (existsSync(CACHED_TEMPORAL_CLI)) return { path: CACHED_TEMPORAL_CLI, source: 'cache' };
+  const go = goBinary();
+  if (go) {
+    log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with ${go} (first run only, a few minutes)`);
+    const binDir = dirname(CACHED_TEMPORAL_CLI);
+    mkdirSync(binDir, { recursive: true });
+    const result = spawnSync(go, ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
+      env: { ...process.env, GOBIN: binDir },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (result.status === 0 && existsSync(CACHED_TEMPORAL_CLI)) return { path: CACHED_TEMPORAL_CLI, source: 'go-install' };
+    log('go install of the Temporal CLI failed; falling back to the SDK download');
+  }
+  return { path: null, source: 'sdk-download' };
+}
+
+export interface StartTemporalOptions {
+  /** gRPC port; 7233 by default. */
+  port?: number;
+  /** Web UI port; port + 1000 by default. */
+  uiPort?: number;
+  headless?: boolean;
+  /** SQLite file for persistence across restarts; in memory when omitted. */
+  dbFile?: string;
+  /** Server output goes here (appended); discarded when omitted. */
+  logFile?: string;
+  log?: Log;
+}
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl: string | null;
+  /** Where the server came from: TEMPORAL_ADDRESS or one of the CLI sources. */
+  source: 'TEMPORAL_ADDRESS' | TemporalCliSource;
+  stop(): Promise<void>;
+}
+
+export async function startTemporal(options: StartTemporalOptions = {}): Promise<RunningTemporal> {
+  const log = options.log ?? (() => {});
+  if (env.temporalAddress) {
+    await waitUntilServing(env.temporalAddress, 30_000);
+    return { address: env.temporalAddress, uiUrl: env.temporalUiUrl ?? null, source: 'TEMPORAL_ADDRESS', stop: async () => {} };
+  }
+  const port = options.port ?? 7233;
+  const uiPort = options.uiPort ?? port + 1000;
+  const address = `127.0.0.1:${port}`;
+  const uiUrl = options.headless ? null : `http://127.0.0.1:${uiPort}`;
+  const cli = resolveTemporalCli(log);
+
+  if (!cli.path) return startWithSdkDownload({ ...options, port, uiPort }, address, uiUrl);
+
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
+  args.push(...(options.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (options.dbFile) {
+    mkdirSync(dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+
+  const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.logFile) {
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    const out = createWriteStream(options.logFile, { flags: 'a' });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+  } else {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  }
+  const exited = new Promise<never>((_, reject) => {
+    child.once('exit', (code) => reject(new Error(`Temporal dev server exited early with code ${code}`)));
+  });
+  exited.catch(() => {});
+  try {
+    await Promise.race([waitUntilServing(address, 60_000), exited]);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { address, uiUrl, source: cli.source, stop: () => stopChild(child) };
+}
+
+async function startWithSdkDownload(
+  options: StartTemporalOptions & { port: number; uiPort: number },
+  address: string,
+  uiUrl: string | null,
+): Promise<RunningTemporal> {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const testEnv = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: options.port,
+      ui: !options.headless,
+      uiPort: options.uiPort,
+      dbFilename: options.dbFile,
+      extraArgs: Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+    },
+  });
+  return { address, uiUrl, source: 'sdk-download', stop: () => testEnv.teardown() };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Polls the frontend until it answers GetSystemInfo. */
+export async function waitUntilServing(address: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+}
