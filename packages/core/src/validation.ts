@@ -15,7 +15,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const issue = issues[0];
   if (!issue) return 'Invalid request';
   const field = formatPath(issue.path);
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${field || 'body'} is required`;
+  // zod does not keep the input on issues; a missing value reads "received undefined".
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return `${field || 'body'} is required`;
   if (issue.code === 'unrecognized_keys') return `${issue.message}${field ? ` in ${field}` : ''}`;
   return field ? `${field}: ${issue.message}` : issue.message;
 }

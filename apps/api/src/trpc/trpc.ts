@@ -10,11 +10,10 @@ function hasIssues(value: unknown): value is { issues: z.core.$ZodIssue[] } {
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error, ctx }) {
     const internal = error.code === 'INTERNAL_SERVER_ERROR';
-    const message = internal
-      ? 'Internal server error'
-      : hasIssues(error.cause)
-        ? describeIssues(error.cause.issues)
-        : shape.message;
+    let message = shape.message;
+    if (internal) message = 'Internal server error';
+    else if (hasIssues(error.cause)) message = describeIssues(error.cause.issues);
+    else if (error.cause instanceof SyntaxError) message = 'Request body is not valid JSON';
     const { stack: _stack, ...data } = shape.data;
     return {
       ...shape,

@@ -1,0 +1,129 @@
+// `pnpm dev`: the whole stack on embedded defaults. Database: DATABASE_URL, else PGlite under .data/pglite
+// served over the Postgres protocol. Temporal: TEMPORAL_ADDRESS, else a dev server (see packages/dev).
+// Then migrations, the demo seed, and the api and worker (through turbo, restarting on change).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { seedDemo, systemClock } from '@voice/core';
+import { createDb } from '@voice/db';
+import { migrate } from '@voice/db/migrate';
+import { DATA_DIR, REPO_ROOT, startEmbeddedPostgres, startTemporal, type EmbeddedPostgres } from '@voice/dev';
+
+const log = (message: string) => console.log(`[dev] ${message}`);
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+const apiPort = port('PORT', 3000);
+const workerHealthPort = port('WORKER_HEALTH_PORT', 3001);
+const embeddedDbPort = port('DEV_DATABASE_PORT', 5433);
+const temporalPort = port('DEV_TEMPORAL_PORT', 7233);
+const temporalUiPort = port('DEV_TEMPORAL_UI_PORT', 8233);
+
+mkdirSync(DATA_DIR, { recursive: true });
+
+/** A value kept in .data/ across runs (e.g. the JWT secret), created on first use. */
+function persisted(file: string, create: () => string): string {
+  const path = join(DATA_DIR, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const value = create();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+let embedded: EmbeddedPostgres | undefined;
+let databaseUrl = process.env.DATABASE_URL;
+if (databaseUrl) {
+  log('database: DATABASE_URL');
+} else {
+  embedded = await startEmbeddedPostgres({ dataDir: join(DATA_DIR, 'pglite'), port: embeddedDbPort });
+  databaseUrl = embedded.url;
+  log(`database: embedded PGlite (.data/pglite) on 127.0.0.1:${embeddedDbPort}`);
+}
+
+const temporal = await startTemporal({
+  port: temporalPort,
+  uiPort: temporalUiPort,
+  dbFile: join(DATA_DIR, 'temporal.db'),
+  logFile: join(DATA_DIR, 'temporal.log'),
+  log,
+});
+log(`temporal: ${temporal.address} (server from ${temporal.source})`);
+
+const migrated = await migrate(databaseUrl);
+log(`migrations: ${migrated.applied.length} applied, ${migrated.alreadyApplied.length} already applied`);
+
+const jwtSecret = process.env.JWT_SECRET ?? persisted('jwt-secret', () => randomBytes(32).toString('hex'));
+const db = createDb(databaseUrl, { maxConnections: 1 });
+const keyFile = join(DATA_DIR, 'demo-api-key');
+const demo = await seedDemo(
+  { db, clock: systemClock, config: { jwtSecret } },
+  { knownKey: existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined },
+);
+writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
+await db.$disconnect();
+
+const childEnv = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  TEMPORAL_ADDRESS: temporal.address,
+  JWT_SECRET: jwtSecret,
+  PORT: String(apiPort),
+  WORKER_HEALTH_PORT: String(workerHealthPort),
+};
+const apps = spawn(
+  join(REPO_ROOT, 'node_modules', '.bin', 'turbo'),
+  ['run', 'dev', '--filter=@voice/api', '--filter=@voice/worker', '--ui=stream', '--log-prefix=task'],
+  { cwd: REPO_ROOT, env: childEnv, stdio: 'inherit' },
+);
+
+const apiUrl = `http://127.0.0.1:${apiPort}`;
+async function waitForApi(): Promise<boolean> {
+  for (let attempt = 0; attempt < 240; attempt += 1) {
+    if (apps.exitCode !== null) return false;
+    try {
+      if ((await fetch(`${apiUrl}/healthz`)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return false;
+}
+
+if (await waitForApi()) {
+  console.log(
+    [
+      '',
+      'Voice agent calling service is running',
+      `  API:          ${apiUrl}   (REST under /functions/v1 and /v1, tRPC at /trpc, /openapi.json)`,
+      `  Temporal UI:  ${temporal.uiUrl ?? '(not available for TEMPORAL_ADDRESS; set TEMPORAL_UI_URL)'}`,
+      `  Demo API key: ${demo.apiKey}`,
+      '',
+      `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/list-phone-numbers`,
+      '  Press Ctrl-C to stop everything.',
+      '',
+    ].join('\n'),
+  );
+} else {
+  log('the api did not become healthy; see the output above');
+}
+
+let stopping = false;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping');
+  if (apps.exitCode === null) {
+    const exited = new Promise((resolve) => apps.once('exit', resolve));
+    apps.kill('SIGINT');
+    const timer = setTimeout(() => apps.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  await temporal.stop();
+  await embedded?.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+apps.on('exit', (code) => void stop(code ?? 1));
