@@ -44,7 +44,20 @@ switch (command) {
   case 'test': {
     const ensured = run(tsx, ['scripts/temporal.ts', 'ensure']);
     if (ensured !== 0) process.exit(ensured);
-    process.exit(pnpmRun(['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', '--concurrency=2', ...process.argv.slice(3)]));
+    process.exit(
+      pnpmRun([
+        'exec',
+        'turbo',
+        'run',
+        'typecheck',
+        'typecheck:scripts',
+        'lint',
+        'lint:scripts',
+        'test',
+        '--concurrency=2',
+        ...process.argv.slice(3),
+      ]),
+    );
     break;
   }
   default:

@@ -7,9 +7,17 @@ const log = (message: string) => console.log(`[temporal] ${message}`);
 
 if (process.argv[2] === 'ensure') {
   const cli = resolveTemporalCli(log);
-  log(cli.path ? `using the Temporal CLI from ${cli.source}: ${cli.path}` : 'no Temporal CLI; tests will use the SDK download');
+  log(
+    cli.path
+      ? `using the Temporal CLI from ${cli.source}: ${cli.path}`
+      : 'no Temporal CLI; tests will use the SDK download',
+  );
 } else {
-  const temporal = await startTemporal({ dbFile: join(DATA_DIR, 'temporal.db'), logFile: join(DATA_DIR, 'temporal.log'), log });
+  const temporal = await startTemporal({
+    dbFile: join(DATA_DIR, 'temporal.db'),
+    logFile: join(DATA_DIR, 'temporal.log'),
+    log,
+  });
   log(`dev server (${temporal.source}) at ${temporal.address}, UI ${temporal.uiUrl}`);
   const stop = async () => {
     await temporal.stop();

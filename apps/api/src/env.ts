@@ -14,7 +14,9 @@ export type ApiEnv = z.infer<typeof Env>;
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const result = Env.safeParse(source);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    const problems = result.error.issues
+      .map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
+      .join('\n');
     throw new Error(`Invalid api configuration:\n${problems}`);
   }
   return result.data;

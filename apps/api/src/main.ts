@@ -9,7 +9,10 @@ const env = loadEnv();
 const logger = pino({
   level: env.LOG_LEVEL,
   base: { service: 'api' },
-  redact: { paths: ['req.headers.authorization', '*.authorization', '*.apiKey', '*.secret'], censor: '[redacted]' },
+  redact: {
+    paths: ['req.headers.authorization', '*.authorization', '*.apiKey', '*.secret'],
+    censor: '[redacted]',
+  },
 });
 
 const db = createDb(env.DATABASE_URL);

@@ -10,7 +10,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 
 function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query') {
   if (!schema) return [];
-  const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const object = jsonSchema(schema, 'input') as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
     in: location,
@@ -57,7 +60,12 @@ export function buildOpenApiDocument(routes: readonly AnyRestRoute[]) {
       tags: [route.tag],
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+            },
+          }
         : {}),
       responses,
     };
@@ -68,13 +76,18 @@ export function buildOpenApiDocument(routes: readonly AnyRestRoute[]) {
     info: {
       title: 'Voice Agent Calling API',
       version: '1.0.0',
-      description: 'Current operations live under /functions/v1, older ones under /v1. tRPC procedures are served at /trpc.',
+      description:
+        'Current operations live under /functions/v1, older ones under /v1. tRPC procedures are served at /trpc.',
     },
     security: [{ bearerAuth: [] }],
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (vk_live_...) or a dashboard JWT' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (vk_live_...) or a dashboard JWT',
+        },
       },
       schemas: {
         Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },

@@ -39,9 +39,13 @@ function withTimeout(promise: Promise<unknown>, ms: number): Promise<'ok' | 'unr
   const timeout = new Promise<'unreachable'>((resolve) => {
     timer = setTimeout(() => resolve('unreachable'), ms);
   });
-  return Promise.race([promise.then(() => 'ok' as const, () => 'unreachable' as const), timeout]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    promise.then(
+      () => 'ok' as const,
+      () => 'unreachable' as const,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }: ServerOptions = {}): Server {
@@ -76,7 +80,8 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
       router: appRouter,
       createContext: createContextFactory(deps.core),
       onError({ error, path, ctx }) {
-        if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');
+        if (error.code === 'INTERNAL_SERVER_ERROR')
+          logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
   });
@@ -92,7 +97,9 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
       withTimeout(deps.pingTemporal(), HEALTH_CHECK_TIMEOUT_MS),
     ]);
     const ok = database === 'ok' && temporal === 'ok';
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { database, temporal } });
+    return reply
+      .code(ok ? 200 : 503)
+      .send({ status: ok ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
 
   app.get('/metrics', async (_request, reply) => {

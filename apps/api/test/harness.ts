@@ -16,7 +16,9 @@ export interface TestApi {
 }
 
 /** A real api server on an ephemeral port, over a fresh database and the test run's Temporal server. */
-export async function startTestApi(overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {}): Promise<TestApi> {
+export async function startTestApi(
+  overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {},
+): Promise<TestApi> {
   const { deps, database } = await createTestDeps();
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const logs: Record<string, unknown>[] = [];
@@ -57,14 +59,21 @@ export async function seedAccount(deps: CoreDeps, name: string, numbers: string[
   });
   for (const [index, phone_number] of numbers.entries()) {
     await addPhoneNumber(deps, { accountId: account.id, phone_number });
-    if (index === 0) await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
+    if (index === 0)
+      await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
   }
   return { account, key, agent };
 }
 
 export async function http(
   url: string,
-  init: { method?: string; key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  init: {
+    method?: string;
+    key?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
 ) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
@@ -80,5 +89,10 @@ export async function http(
   } catch {
     json = undefined;
   }
-  return { status: response.status, headers: response.headers, json: json as Record<string, unknown> & unknown[], text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: json as Record<string, unknown> & unknown[],
+    text,
+  };
 }

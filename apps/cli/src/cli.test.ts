@@ -13,7 +13,9 @@ afterAll(() => database.drop());
 
 function voice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATABASE_URL: database.url },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -30,11 +32,22 @@ async function json<T>(...args: string[]): Promise<T> {
 
 describe('voice CLI', () => {
   it('creates an account, manages its numbers and keys, with tables and JSON', async () => {
-    const account = await json<{ account_id: string; api_key: string }>('accounts', 'create', '--name', 'Cli Co');
+    const account = await json<{ account_id: string; api_key: string }>(
+      'accounts',
+      'create',
+      '--name',
+      'Cli Co',
+    );
     expect(account.api_key).toMatch(/^vk_live_/);
 
     const added = await json<{ phone_number_pretty: string; status: string }>(
-      'numbers', 'add', '+14155550123', '--account', account.account_id, '--display-name', 'Sales',
+      'numbers',
+      'add',
+      '+14155550123',
+      '--account',
+      account.account_id,
+      '--display-name',
+      'Sales',
     );
     expect(added).toMatchObject({ phone_number_pretty: '+1 415 555 0123', status: 'unassigned' });
 
@@ -47,22 +60,58 @@ describe('voice CLI', () => {
       data: { accountId: account.account_id, name: 'Sales bot', voiceId: 'he-ori' },
     });
     const assigned = await json<{ status: string; agent_name: string }>(
-      'numbers', 'assign', '+14155550123', '--account', account.account_id, '--agent', agent.id,
+      'numbers',
+      'assign',
+      '+14155550123',
+      '--account',
+      account.account_id,
+      '--agent',
+      agent.id,
     );
     expect(assigned).toMatchObject({ status: 'active', agent_name: 'Sales bot' });
-    const unassigned = await json<{ status: string }>('numbers', 'unassign', '+14155550123', '--account', account.account_id);
+    const unassigned = await json<{ status: string }>(
+      'numbers',
+      'unassign',
+      '+14155550123',
+      '--account',
+      account.account_id,
+    );
     expect(unassigned.status).toBe('unassigned');
 
-    const created = await json<{ id: string; api_key: string }>('keys', 'create', '--account', account.account_id, '--name', 'ci');
-    const keys = await json<{ id: string; revoked_at: string | null }[]>('keys', 'list', '--account', account.account_id);
+    const created = await json<{ id: string; api_key: string }>(
+      'keys',
+      'create',
+      '--account',
+      account.account_id,
+      '--name',
+      'ci',
+    );
+    const keys = await json<{ id: string; revoked_at: string | null }[]>(
+      'keys',
+      'list',
+      '--account',
+      account.account_id,
+    );
     expect(keys.map((k) => k.id)).toContain(created.id);
     expect(JSON.stringify(keys)).not.toContain(created.api_key);
-    const revoked = await json<{ revoked_at: string | null }>('keys', 'revoke', created.id, '--account', account.account_id);
+    const revoked = await json<{ revoked_at: string | null }>(
+      'keys',
+      'revoke',
+      created.id,
+      '--account',
+      account.account_id,
+    );
     expect(revoked.revoked_at).not.toBeNull();
   });
 
   it('fails with a clear message and a non-zero exit code on bad input', async () => {
-    const badNumber = await voice('numbers', 'add', '0501234567', '--account', '00000000-0000-4000-8000-000000000000');
+    const badNumber = await voice(
+      'numbers',
+      'add',
+      '0501234567',
+      '--account',
+      '00000000-0000-4000-8000-000000000000',
+    );
     expect(badNumber.code).not.toBe(0);
     expect(badNumber.stderr).toContain('Account 00000000-0000-4000-8000-000000000000 not found');
 
@@ -80,9 +129,18 @@ describe('voice CLI', () => {
   it('seeds the demo idempotently, reusing a still-valid key', async () => {
     const first = await json<{ api_key: string; api_key_created: boolean }>('seed', 'demo');
     expect(first.api_key_created).toBe(true);
-    const second = await json<{ api_key: string; api_key_created: boolean }>('seed', 'demo', '--key', first.api_key);
+    const second = await json<{ api_key: string; api_key_created: boolean }>(
+      'seed',
+      'demo',
+      '--key',
+      first.api_key,
+    );
     expect(second).toMatchObject({ api_key: first.api_key, api_key_created: false });
-    expect(await database.db.phoneNumber.count({ where: { accountId: '00000000-0000-4000-a000-000000000001' } })).toBe(2);
-    expect(await database.db.agent.count({ where: { accountId: '00000000-0000-4000-a000-000000000001' } })).toBe(1);
+    expect(
+      await database.db.phoneNumber.count({ where: { accountId: '00000000-0000-4000-a000-000000000001' } }),
+    ).toBe(2);
+    expect(
+      await database.db.agent.count({ where: { accountId: '00000000-0000-4000-a000-000000000001' } }),
+    ).toBe(1);
   });
 });

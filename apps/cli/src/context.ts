@@ -17,7 +17,10 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
 const AccountOption = z.object({ account: z.uuid('must be an account id (UUID)') });
 
 /** Like withDeps, for commands that act inside one account: checks `--account` names an existing one. */
-export function withAccount<T>(account: string, fn: (deps: CoreDeps, accountId: string) => Promise<T>): Promise<T> {
+export function withAccount<T>(
+  account: string,
+  fn: (deps: CoreDeps, accountId: string) => Promise<T>,
+): Promise<T> {
   const accountId = parseInput(AccountOption, { account }).account;
   return withDeps(async (deps) => {
     const found = await deps.db.account.findUnique({ where: { id: accountId } });

@@ -5,7 +5,9 @@ import { registerNumberCommands } from './commands/numbers';
 import { registerSeedCommands } from './commands/seed';
 
 export function createProgram(): Command {
-  const program = new Command('voice').description('Operate the voice agent calling service').showHelpAfterError();
+  const program = new Command('voice')
+    .description('Operate the voice agent calling service')
+    .showHelpAfterError();
   registerAccountCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);

@@ -15,7 +15,9 @@ export type WorkerEnv = z.infer<typeof Env>;
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
   const result = Env.safeParse(source);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    const problems = result.error.issues
+      .map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
+      .join('\n');
     throw new Error(`Invalid worker configuration:\n${problems}`);
   }
   return result.data;

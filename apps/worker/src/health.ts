@@ -14,7 +14,10 @@ export function startHealthServer(
     }
     const state = worker.getState();
     db.$queryRaw`SELECT 1`
-      .then(() => 'ok' as const, () => 'unreachable' as const)
+      .then(
+        () => 'ok' as const,
+        () => 'unreachable' as const,
+      )
       .then((database) => {
         const ok = state === 'RUNNING' && database === 'ok';
         res

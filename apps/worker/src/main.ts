@@ -17,9 +17,16 @@ const worker = await createWorker({
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   deps: { db, clock: systemClock, config: { jwtSecret: env.JWT_SECRET } },
 });
-const health = await startHealthServer({ worker, db }, { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT });
+const health = await startHealthServer(
+  { worker, db },
+  { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },
+);
 logger.info(
-  { taskQueue: env.TEMPORAL_TASK_QUEUE, temporal: env.TEMPORAL_ADDRESS, health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz` },
+  {
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    temporal: env.TEMPORAL_ADDRESS,
+    health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
+  },
   'worker running',
 );
 

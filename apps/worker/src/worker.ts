@@ -12,7 +12,12 @@ export interface CreateWorkerOptions {
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
-export function createWorker({ connection, namespace, taskQueue, deps }: CreateWorkerOptions): Promise<Worker> {
+export function createWorker({
+  connection,
+  namespace,
+  taskQueue,
+  deps,
+}: CreateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,

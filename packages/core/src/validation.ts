@@ -16,7 +16,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   if (!issue) return 'Invalid request';
   const field = formatPath(issue.path);
   // zod does not keep the input on issues; a missing value reads "received undefined".
-  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return `${field || 'body'} is required`;
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
+    return `${field || 'body'} is required`;
   if (issue.code === 'unrecognized_keys') return `${issue.message}${field ? ` in ${field}` : ''}`;
   return field ? `${field}: ${issue.message}` : issue.message;
 }

@@ -16,9 +16,17 @@ const stubDir = join(root, 'node_modules', '.cache', 'schema-engine-stub');
 const stub = join(stubDir, 'schema-engine');
 if (!existsSync(stub)) {
   mkdirSync(stubDir, { recursive: true });
-  writeFileSync(stub, '#!/bin/sh\necho "schema engine not available: migrations run through pnpm db:migrate" >&2\nexit 1\n');
+  writeFileSync(
+    stub,
+    '#!/bin/sh\necho "schema engine not available: migrations run through pnpm db:migrate" >&2\nexit 1\n',
+  );
   chmodSync(stub, 0o755);
 }
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: stub, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: stub,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  CHECKPOINT_DISABLE: '1',
+};
 const result = spawnSync(prismaBin, ['generate'], { cwd: root, env, stdio: 'inherit' });
 process.exit(result.status ?? 1);

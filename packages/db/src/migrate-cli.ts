@@ -7,7 +7,9 @@ if (!env.databaseUrl) {
 }
 try {
   const result = await migrate(env.databaseUrl, { log: (message) => console.log(message) });
-  console.log(`${result.applied.length} migration(s) applied, ${result.alreadyApplied.length} already applied`);
+  console.log(
+    `${result.applied.length} migration(s) applied, ${result.alreadyApplied.length} already applied`,
+  );
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

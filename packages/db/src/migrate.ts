@@ -76,7 +76,10 @@ interface AppliedRow {
   rolled_back_at: Date | null;
 }
 
-export async function migrate(connectionString: string, options: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrate(
+  connectionString: string,
+  options: MigrateOptions = {},
+): Promise<MigrateResult> {
   const log = options.log ?? (() => {});
   const migrations = await readMigrations(options.dir);
   const client = new pg.Client({ connectionString });
@@ -109,7 +112,9 @@ async function applyPending(
       failed.migration_name,
     );
   }
-  const applied = new Map(rows.filter((row) => row.finished_at !== null).map((row) => [row.migration_name, row]));
+  const applied = new Map(
+    rows.filter((row) => row.finished_at !== null).map((row) => [row.migration_name, row]),
+  );
   const result: MigrateResult = { applied: [], alreadyApplied: [] };
 
   for (const migration of migrations) {

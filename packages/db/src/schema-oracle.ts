@@ -17,14 +17,22 @@ export const SCHEMA_PATH = fileURLToPath(new URL('../prisma/schema.prisma', impo
 type WasmExports = Record<string, unknown>;
 
 /** The slice of the WebAssembly global this file uses (Node 20's type definitions lack it). */
-const wasm = (globalThis as unknown as {
-  WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: WasmExports } }> };
-}).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: WasmExports } }>;
+    };
+  }
+).WebAssembly;
 
 interface SchemaEngineModule {
   __wbg_set_wasm(exports: WasmExports): void;
   SchemaEngine: {
-    new: (options: { datamodels: [string, string][] }, log: (line: string) => void, adapter: object) => Promise<{
+    new: (
+      options: { datamodels: [string, string][] },
+      log: (line: string) => void,
+      adapter: object,
+    ) => Promise<{
       diff(params: object): Promise<{ exitCode: number; stdout: string }>;
       free(): void;
     }>;

@@ -14,7 +14,9 @@ describe('Temporal dev server', () => {
     expect(['TEMPORAL_ADDRESS', 'path', 'cache', 'go-install', 'sdk-download']).toContain(temporal.source);
     const connection = await Connection.connect({ address: temporal.address });
     try {
-      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({
+        namespace: 'default',
+      });
       for (const name of Object.keys(SEARCH_ATTRIBUTES)) {
         expect(customAttributes?.[name]).toBeDefined();
       }

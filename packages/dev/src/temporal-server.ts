@@ -65,7 +65,8 @@ export function resolveTemporalCli(log: Log = () => {}): TemporalCli {
       env: { ...process.env, GOBIN: binDir },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    if (result.status === 0 && existsSync(CACHED_TEMPORAL_CLI)) return { path: CACHED_TEMPORAL_CLI, source: 'go-install' };
+    if (result.status === 0 && existsSync(CACHED_TEMPORAL_CLI))
+      return { path: CACHED_TEMPORAL_CLI, source: 'go-install' };
     log('go install of the Temporal CLI failed; falling back to the SDK download');
   }
   return { path: null, source: 'sdk-download' };
@@ -96,7 +97,12 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
   const log = options.log ?? (() => {});
   if (env.temporalAddress) {
     await waitUntilServing(env.temporalAddress, 30_000);
-    return { address: env.temporalAddress, uiUrl: env.temporalUiUrl ?? null, source: 'TEMPORAL_ADDRESS', stop: async () => {} };
+    return {
+      address: env.temporalAddress,
+      uiUrl: env.temporalUiUrl ?? null,
+      source: 'TEMPORAL_ADDRESS',
+      stop: async () => {},
+    };
   }
   const port = options.port ?? 7233;
   const uiPort = options.uiPort ?? port + 1000;
@@ -112,7 +118,8 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
     mkdirSync(dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
 
   const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (options.logFile) {
@@ -150,7 +157,10 @@ async function startWithSdkDownload(
       ui: !options.headless,
       uiPort: options.uiPort,
       dbFilename: options.dbFile,
-      extraArgs: Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+      extraArgs: Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => [
+        '--search-attribute',
+        `${name}=${type}`,
+      ]),
     },
   });
   return { address, uiUrl, source: 'sdk-download', stop: () => testEnv.teardown() };

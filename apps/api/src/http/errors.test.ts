@@ -5,13 +5,19 @@ import { toErrorResponse } from './errors';
 describe('error mapping', () => {
   it("uses the spec's two body shapes", () => {
     const error = new AppError('AGENT_NOT_FOUND', 'Agent not found');
-    expect(toErrorResponse(error, 'error', 'r1')).toEqual({ status: 404, body: { error: 'Agent not found' }, headers: {} });
+    expect(toErrorResponse(error, 'error', 'r1')).toEqual({
+      status: 404,
+      body: { error: 'Agent not found' },
+      headers: {},
+    });
     expect(toErrorResponse(error, 'status-message', 'r1')).toEqual({
       status: 404,
       body: { status: 'error', message: 'Agent not found' },
       headers: {},
     });
-    expect(toErrorResponse(new AppError('UNPROCESSABLE', 'flow agents'), 'status-message', 'r1').status).toBe(422);
+    expect(toErrorResponse(new AppError('UNPROCESSABLE', 'flow agents'), 'status-message', 'r1').status).toBe(
+      422,
+    );
   });
 
   it('answers 401 and 500 in the {error} shape whatever the endpoint', () => {

@@ -26,7 +26,10 @@ function fromFramework(error: FastifyLikeError): AppError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('VALIDATION_FAILED', 'Request body must not be empty when Content-Type is application/json');
+      return new AppError(
+        'VALIDATION_FAILED',
+        'Request body must not be empty when Content-Type is application/json',
+      );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('VALIDATION_FAILED', 'Request body is not valid JSON');
     default:

@@ -17,10 +17,16 @@ const addUrl = () => `${api.url}/trpc/phoneNumbers.add`;
 describe('rejected requests write nothing', () => {
   it('malformed JSON is 400 with a clear message', async () => {
     const before = await countNumbers();
-    const res = await http(addUrl(), { method: 'POST', key: alpha.key, rawBody: '{"phone_number": "+14155550199",' });
+    const res = await http(addUrl(), {
+      method: 'POST',
+      key: alpha.key,
+      rawBody: '{"phone_number": "+14155550199",',
+    });
     expect(res.status).toBe(400);
     // tRPC keeps its own error envelope, so typed clients can read it.
-    expect((res.json as unknown as { error: { message: string; data: { code: string } } }).error).toMatchObject({
+    expect(
+      (res.json as unknown as { error: { message: string; data: { code: string } } }).error,
+    ).toMatchObject({
       message: 'Request body is not valid JSON',
       data: { code: 'BAD_REQUEST' },
     });
@@ -50,22 +56,40 @@ describe('rejected requests write nothing', () => {
     const before = await countNumbers();
     const noKey = await http(addUrl(), { method: 'POST', body: { phone_number: '+14155550199' } });
     expect(noKey.status).toBe(401);
-    const invalid = await http(addUrl(), { method: 'POST', key: alpha.key, body: { phone_number: '0501234567' } });
+    const invalid = await http(addUrl(), {
+      method: 'POST',
+      key: alpha.key,
+      body: { phone_number: '0501234567' },
+    });
     expect(invalid.status).toBe(400);
     expect((invalid.json as unknown as { error: { message: string } }).error.message).toBe(
       'phone_number must be a valid phone number in E.164 format, e.g. +14155550123',
     );
-    const wrongType = await http(addUrl(), { method: 'POST', key: alpha.key, body: { phone_number: 14155550199 } });
+    const wrongType = await http(addUrl(), {
+      method: 'POST',
+      key: alpha.key,
+      body: { phone_number: 14155550199 },
+    });
     expect(wrongType.status).toBe(400);
-    expect((wrongType.json as unknown as { error: { message: string } }).error.message).toMatch(/^phone_number: /);
-    const taken = await http(addUrl(), { method: 'POST', key: alpha.key, body: { phone_number: '+14155550100' } });
+    expect((wrongType.json as unknown as { error: { message: string } }).error.message).toMatch(
+      /^phone_number: /,
+    );
+    const taken = await http(addUrl(), {
+      method: 'POST',
+      key: alpha.key,
+      body: { phone_number: '+14155550100' },
+    });
     expect(taken.status).toBe(409);
     expect(await countNumbers()).toBe(before);
   });
 
   it('a valid write through tRPC over HTTP is stored', async () => {
     const before = await countNumbers();
-    const res = await http(addUrl(), { method: 'POST', key: alpha.key, body: { phone_number: '+14155550199' } });
+    const res = await http(addUrl(), {
+      method: 'POST',
+      key: alpha.key,
+      body: { phone_number: '+14155550199' },
+    });
     expect(res.status).toBe(200);
     expect(await countNumbers()).toBe(before + 1);
   });
@@ -78,7 +102,9 @@ describe('faults', () => {
         db: new Proxy(api.deps.db, {
           get(target, property, receiver) {
             if (property === 'voice') {
-              return { findMany: () => Promise.reject(new Error('connection reset: secret-internal-detail')) };
+              return {
+                findMany: () => Promise.reject(new Error('connection reset: secret-internal-detail')),
+              };
             }
             return Reflect.get(target, property, receiver);
           },
@@ -86,12 +112,19 @@ describe('faults', () => {
       },
     });
     try {
-      const res = await http(`${broken.url}/v1/list-voices`, { key: alpha.key, headers: { 'x-request-id': 'fault-1' } });
+      const res = await http(`${broken.url}/v1/list-voices`, {
+        key: alpha.key,
+        headers: { 'x-request-id': 'fault-1' },
+      });
       expect(res.status).toBe(500);
       expect(res.json).toEqual({ error: 'Internal server error', request_id: 'fault-1' });
       expect(res.text).not.toContain('secret-internal-detail');
       // The operator finds the cause in the log under the same request id.
-      expect(broken.logs.some((line) => line.reqId === 'fault-1' && JSON.stringify(line).includes('secret-internal-detail'))).toBe(true);
+      expect(
+        broken.logs.some(
+          (line) => line.reqId === 'fault-1' && JSON.stringify(line).includes('secret-internal-detail'),
+        ),
+      ).toBe(true);
     } finally {
       await broken.close();
     }
@@ -102,7 +135,10 @@ describe('faults', () => {
     try {
       const res = await http(`${noTemporal.url}/healthz`);
       expect(res.status).toBe(503);
-      expect(res.json).toEqual({ status: 'unavailable', checks: { database: 'ok', temporal: 'unreachable' } });
+      expect(res.json).toEqual({
+        status: 'unavailable',
+        checks: { database: 'ok', temporal: 'unreachable' },
+      });
     } finally {
       await noTemporal.close();
     }

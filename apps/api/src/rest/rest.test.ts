@@ -45,7 +45,13 @@ describe('phone numbers', () => {
       status: 'active',
       display_name: null,
     });
-    expect(second).toMatchObject({ phone_number: '+14155550101', status: 'unassigned', agent_id: null, agent_name: null, agent_version: null });
+    expect(second).toMatchObject({
+      phone_number: '+14155550101',
+      status: 'unassigned',
+      agent_id: null,
+      agent_name: null,
+      agent_version: null,
+    });
     expect(new Date(first!.created_at as string).toISOString()).toBe(first!.created_at);
   });
 
@@ -64,7 +70,9 @@ describe('phone numbers', () => {
     expect(unknown.status).toBe(404);
 
     const listB = await http(`${api.url}/v1/list-phone-numbers`, { key: b.key });
-    expect((listB.json as unknown as { phone_number: string }[]).map((n) => n.phone_number)).toEqual(['+14155550102']);
+    expect((listB.json as unknown as { phone_number: string }[]).map((n) => n.phone_number)).toEqual([
+      '+14155550102',
+    ]);
   });
 });
 
@@ -75,9 +83,19 @@ describe('voices', () => {
     const voices = (res.json as unknown as { voices: Record<string, unknown>[] }).voices;
     expect(voices).toHaveLength(20);
     for (const voice of voices) {
-      expect(Object.keys(voice).sort()).toEqual(['display_name', 'gender', 'id', 'language', 'model', 'provider', 'provider_id']);
+      expect(Object.keys(voice).sort()).toEqual([
+        'display_name',
+        'gender',
+        'id',
+        'language',
+        'model',
+        'provider',
+        'provider_id',
+      ]);
     }
-    expect(voices.map((v) => v.display_name)).toEqual(expect.arrayContaining(['Ori', 'Keren', 'Sapir', 'Steve', 'David']));
+    expect(voices.map((v) => v.display_name)).toEqual(
+      expect.arrayContaining(['Ori', 'Keren', 'Sapir', 'Steve', 'David']),
+    );
   });
 });
 
@@ -93,7 +111,9 @@ describe('authentication', () => {
       garbageJwt: 'Bearer aaa.bbb.ccc',
     };
     for (const [name, authorization] of Object.entries(cases)) {
-      const res = await http(`${api.url}/v1/list-phone-numbers`, { headers: authorization ? { authorization } : {} });
+      const res = await http(`${api.url}/v1/list-phone-numbers`, {
+        headers: authorization ? { authorization } : {},
+      });
       expect(res.status, name).toBe(401);
       expect(res.json, name).toEqual({ error: 'Unauthorized' });
       expect(res.headers.get('www-authenticate'), name).toBe('Bearer');
@@ -129,7 +149,10 @@ describe('HTTP surface', () => {
   });
 
   it('logs structured JSON with the request id and never the credential', async () => {
-    await http(`${api.url}/v1/list-phone-numbers`, { key: a.key, headers: { 'x-request-id': 'log-check-1' } });
+    await http(`${api.url}/v1/list-phone-numbers`, {
+      key: a.key,
+      headers: { 'x-request-id': 'log-check-1' },
+    });
     const lines = api.logs.filter((line) => line.reqId === 'log-check-1');
     expect(lines.length).toBeGreaterThan(0);
     expect(JSON.stringify(api.logs)).not.toContain(a.key);
@@ -138,7 +161,10 @@ describe('HTTP surface', () => {
   it('serves an OpenAPI document generated from the route table', async () => {
     const res = await http(`${api.url}/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = res.json as unknown as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    const doc = res.json as unknown as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/v1/get-phone-number/{phone_number}']?.get?.operationId).toBe('getPhoneNumber');
     expect(doc.paths['/v1/list-voices']?.get?.operationId).toBe('listVoices');
@@ -155,7 +181,9 @@ describe('HTTP surface', () => {
     const res = await http(`${api.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
-    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/v1\/get-phone-number\/:phone_number",status="200"\} \d+/);
+    expect(res.text).toMatch(
+      /http_requests_total\{method="GET",route="\/v1\/get-phone-number\/:phone_number",status="200"\} \d+/,
+    );
     expect(res.text).not.toContain('+14155550100');
   });
 });

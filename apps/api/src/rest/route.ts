@@ -43,7 +43,10 @@ export interface RestRoute<
   errorShape?: ErrorShape;
   /** Error statuses this operation documents besides 401, 429 and 500. */
   errors?: number[];
-  handler(ctx: RestContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }): Promise<z.input<R>>;
+  handler(
+    ctx: RestContext,
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
+  ): Promise<z.input<R>>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous table of routes
@@ -60,7 +63,11 @@ export function defineRoute<
 
 export const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export function registerRestRoutes(app: FastifyInstance, routes: readonly AnyRestRoute[], deps: CoreDeps): void {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  routes: readonly AnyRestRoute[],
+  deps: CoreDeps,
+): void {
   for (const route of routes) {
     app.route({
       method: route.method,
@@ -92,6 +99,10 @@ export const REMOVED_OPERATIONS = [
 
 export function registerRemovedOperations(app: FastifyInstance): void {
   for (const { method, path } of REMOVED_OPERATIONS) {
-    app.route({ method, url: toFastifyPath(path), handler: (_request, reply) => reply.code(404).send({ error: 'Not found' }) });
+    app.route({
+      method,
+      url: toFastifyPath(path),
+      handler: (_request, reply) => reply.code(404).send({ error: 'Not found' }),
+    });
   }
 }

@@ -18,7 +18,11 @@ const t = initTRPC.context<TrpcContext>().create({
     return {
       ...shape,
       message,
-      data: { ...data, requestId: ctx?.requestId, appCode: isAppError(error.cause) ? error.cause.code : undefined },
+      data: {
+        ...data,
+        requestId: ctx?.requestId,
+        appCode: isAppError(error.cause) ? error.cause.code : undefined,
+      },
     };
   },
 });
@@ -46,7 +50,10 @@ export const accountProcedure = publicProcedure.use(async ({ ctx, next }) => {
 /** Dashboard users (JWT) only. */
 export const userProcedure = accountProcedure.use(({ ctx, next }) => {
   if (ctx.auth.principal.kind !== 'user') {
-    throw new TRPCError({ code: 'FORBIDDEN', message: 'This operation is available to dashboard users only' });
+    throw new TRPCError({
+      code: 'FORBIDDEN',
+      message: 'This operation is available to dashboard users only',
+    });
   }
   return next({ ctx: { userId: ctx.auth.principal.userId } });
 });

@@ -23,7 +23,10 @@ export function registerNumberCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; displayName?: string; json?: boolean }) =>
       withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(AddPhoneNumberInput, { phone_number: phoneNumber, display_name: options.displayName });
+        const input = parseInput(AddPhoneNumberInput, {
+          phone_number: phoneNumber,
+          display_name: options.displayName,
+        });
         printRecord(await addPhoneNumber(deps, { accountId, ...input }), options);
       }),
     );
@@ -46,7 +49,10 @@ export function registerNumberCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; agent: string; json?: boolean }) =>
       withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(AssignPhoneNumberInput, { phone_number: phoneNumber, agent_id: options.agent });
+        const input = parseInput(AssignPhoneNumberInput, {
+          phone_number: phoneNumber,
+          agent_id: options.agent,
+        });
         printRecord(await assignPhoneNumber(deps, { accountId, ...input }), options);
       }),
     );

@@ -14,7 +14,12 @@ export function registerSeedCommands(program: Command): void {
       withDeps(async (deps) => {
         const result = await seedDemo(deps, { knownKey: options.key });
         printRecord(
-          { account_id: result.accountId, agent_id: result.agentId, api_key: result.apiKey, api_key_created: result.apiKeyCreated },
+          {
+            account_id: result.accountId,
+            agent_id: result.agentId,
+            api_key: result.apiKey,
+            api_key_created: result.apiKeyCreated,
+          },
           options,
         );
       }),

@@ -32,7 +32,12 @@ describe('diagnostics workflow on a real dev server and worker', () => {
 
   it('runs through Temporal, the worker and an activity that reads Postgres, with search attributes', async () => {
     const taskQueue = `test-${randomUUID()}`;
-    const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, deps });
+    const worker = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      deps,
+    });
     const accountId = randomUUID();
     const workflowId = workflowIds.diagnostics(randomUUID());
 

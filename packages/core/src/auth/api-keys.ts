@@ -78,7 +78,10 @@ export async function createApiKey(
   return { apiKey: toApiKeyView(row), key };
 }
 
-export async function listApiKeys({ db }: CoreDeps, { accountId }: { accountId: string }): Promise<ApiKeyView[]> {
+export async function listApiKeys(
+  { db }: CoreDeps,
+  { accountId }: { accountId: string },
+): Promise<ApiKeyView[]> {
   const rows = await db.apiKey.findMany({ where: inAccount(accountId), orderBy: { createdAt: 'asc' } });
   return rows.map(toApiKeyView);
 }

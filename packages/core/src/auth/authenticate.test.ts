@@ -59,7 +59,9 @@ describe('API keys', () => {
 
     clock.advance(31_000);
     await authenticate(deps, `Bearer ${key}`);
-    expect((await listApiKeys(deps, { accountId: account.id }))[0]?.last_used_at).toBe(clock.now().toISOString());
+    expect((await listApiKeys(deps, { accountId: account.id }))[0]?.last_used_at).toBe(
+      clock.now().toISOString(),
+    );
   });
 
   it('stop working once revoked, and only the owning account can revoke them', async () => {
@@ -68,7 +70,9 @@ describe('API keys', () => {
     const { key, apiKey } = await createApiKey(deps, { accountId: owner.account.id, name: 'ci' });
     await authenticate(deps, `Bearer ${key}`);
 
-    await expect(revokeApiKey(deps, { accountId: other.account.id, apiKeyId: apiKey.id })).rejects.toMatchObject({
+    await expect(
+      revokeApiKey(deps, { accountId: other.account.id, apiKeyId: apiKey.id }),
+    ).rejects.toMatchObject({
       code: 'API_KEY_NOT_FOUND',
     });
     await authenticate(deps, `Bearer ${key}`);
@@ -97,7 +101,11 @@ describe('JWT', () => {
   it('accepts a valid HS256 token for an existing user of the claimed account', async () => {
     const { account } = await createAccount(deps, { name: 'Dashboard' });
     const user = await createUser(deps, { accountId: account.id, email: 'ops@dashboard.example' });
-    const token = await signUserToken(TEST_JWT_SECRET, { userId: user.id, accountId: account.id }, { now: clock.now() });
+    const token = await signUserToken(
+      TEST_JWT_SECRET,
+      { userId: user.id, accountId: account.id },
+      { now: clock.now() },
+    );
     expect(await authenticate(deps, `Bearer ${token}`)).toEqual({
       accountId: account.id,
       accountName: 'Dashboard',
@@ -117,7 +125,9 @@ describe('JWT', () => {
     });
     await expectUnauthorized(authenticate(deps, `Bearer ${expired}`));
 
-    const wrongSecret = await signUserToken('another-secret-another-secret-another', claims, { now: clock.now() });
+    const wrongSecret = await signUserToken('another-secret-another-secret-another', claims, {
+      now: clock.now(),
+    });
     await expectUnauthorized(authenticate(deps, `Bearer ${wrongSecret}`));
 
     const valid = await signUserToken(TEST_JWT_SECRET, claims, { now: clock.now() });

@@ -29,7 +29,9 @@ export function bearerToken(authorization: string | undefined): string | null {
 export async function authenticate(deps: CoreDeps, authorization: string | undefined): Promise<AuthContext> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized();
-  return token.startsWith(API_KEY_PREFIX) ? authenticateApiKey(deps, token) : authenticateUserToken(deps, token);
+  return token.startsWith(API_KEY_PREFIX)
+    ? authenticateApiKey(deps, token)
+    : authenticateUserToken(deps, token);
 }
 
 async function authenticateApiKey({ db, clock }: CoreDeps, key: string): Promise<AuthContext> {
@@ -39,7 +41,11 @@ async function authenticateApiKey({ db, clock }: CoreDeps, key: string): Promise
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     await db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
   }
-  return { accountId: row.accountId, accountName: row.account.name, principal: { kind: 'apiKey', apiKeyId: row.id } };
+  return {
+    accountId: row.accountId,
+    accountName: row.account.name,
+    principal: { kind: 'apiKey', apiKeyId: row.id },
+  };
 }
 
 async function authenticateUserToken({ db, clock, config }: CoreDeps, token: string): Promise<AuthContext> {
@@ -50,5 +56,9 @@ async function authenticateUserToken({ db, clock, config }: CoreDeps, token: str
     include: { account: true },
   });
   if (!user) throw unauthorized();
-  return { accountId: user.accountId, accountName: user.account.name, principal: { kind: 'user', userId: user.id } };
+  return {
+    accountId: user.accountId,
+    accountName: user.account.name,
+    principal: { kind: 'user', userId: user.id },
+  };
 }

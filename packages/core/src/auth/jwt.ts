@@ -27,7 +27,11 @@ export async function signUserToken(
 }
 
 /** Returns the claims of a valid token, or null for anything else (bad signature, expired, malformed). */
-export async function verifyUserToken(secret: string, token: string, now: Date): Promise<UserTokenClaims | null> {
+export async function verifyUserToken(
+  secret: string,
+  token: string,
+  now: Date,
+): Promise<UserTokenClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key(secret), {
       algorithms: [ALGORITHM],

@@ -22,7 +22,10 @@ export interface SeedDemoResult {
  * Seeds a demo account with an agent, two numbers (the first assigned to the agent) and an API key.
  * Keys are stored hashed, so the caller keeps the plain key and passes it back on later runs.
  */
-export async function seedDemo(deps: CoreDeps, { knownKey }: { knownKey?: string } = {}): Promise<SeedDemoResult> {
+export async function seedDemo(
+  deps: CoreDeps,
+  { knownKey }: { knownKey?: string } = {},
+): Promise<SeedDemoResult> {
   const { db, clock } = deps;
   const now = clock.now();
   await db.account.upsert({
@@ -38,7 +41,7 @@ export async function seedDemo(deps: CoreDeps, { knownKey }: { knownKey?: string
       name: DEMO.agentName,
       language: 'en',
       voiceId: 'en-steve',
-      prompt: 'You are the friendly receptionist of Demo Company. Confirm the caller\'s appointment time.',
+      prompt: "You are the friendly receptionist of Demo Company. Confirm the caller's appointment time.",
       welcomeMessage: 'Hello! This is Demo Company calling about your appointment.',
       createdAt: now,
     },

@@ -10,7 +10,9 @@ export async function assignPhoneNumber(
   { db }: CoreDeps,
   { accountId, phone_number, agent_id }: { accountId: string } & AssignPhoneNumberInput,
 ): Promise<PhoneNumberView> {
-  const number = await db.phoneNumber.findFirst({ where: inAccount(accountId, { number: phone_number.trim() }) });
+  const number = await db.phoneNumber.findFirst({
+    where: inAccount(accountId, { number: phone_number.trim() }),
+  });
   if (!number) throw phoneNumberNotFound();
   if (agent_id !== null) {
     const agent = await db.agent.findFirst({ where: inAccount(accountId, { id: agent_id }) });

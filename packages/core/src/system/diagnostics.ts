@@ -10,5 +10,9 @@ export interface Diagnostics {
 export async function runDiagnostics({ db, clock }: CoreDeps): Promise<Diagnostics> {
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
   const voiceCount = await db.voice.count();
-  return { databaseTime: (row?.now ?? new Date(0)).toISOString(), voiceCount, checkedAt: clock.now().toISOString() };
+  return {
+    databaseTime: (row?.now ?? new Date(0)).toISOString(),
+    voiceCount,
+    checkedAt: clock.now().toISOString(),
+  };
 }

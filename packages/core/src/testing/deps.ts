@@ -4,7 +4,9 @@ import type { Clock, CoreDeps } from '../deps';
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 
 /** A clock tests can move. */
-export function manualClock(start = new Date('2026-01-01T00:00:00.000Z')): Clock & { advance(ms: number): void } {
+export function manualClock(
+  start = new Date('2026-01-01T00:00:00.000Z'),
+): Clock & { advance(ms: number): void } {
   let now = start.getTime();
   return {
     now: () => new Date(now),

@@ -21,7 +21,10 @@ afterAll(() => database.drop());
 const caller = (authorization?: string) => createCaller({ deps, requestId: 'test', authorization });
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TRPCError);
   return (error as TRPCError).code;
 }
@@ -30,18 +33,28 @@ describe('tRPC procedures (createCaller, no HTTP)', () => {
   it('scope every read to the caller account', async () => {
     const numbers = await caller(`Bearer ${alpha.key}`).phoneNumbers.list();
     expect(numbers.map((n) => n.phone_number)).toEqual(['+14155550100', '+14155550101']);
-    expect(await codeOf(caller(`Bearer ${alpha.key}`).phoneNumbers.get({ phone_number: '+14155550102' }))).toBe('NOT_FOUND');
+    expect(
+      await codeOf(caller(`Bearer ${alpha.key}`).phoneNumbers.get({ phone_number: '+14155550102' })),
+    ).toBe('NOT_FOUND');
     expect(await codeOf(caller().phoneNumbers.list())).toBe('UNAUTHORIZED');
   });
 
   it("assign accepts only the caller's own agents", async () => {
     const alphaCaller = caller(`Bearer ${alpha.key}`);
     expect(
-      await codeOf(alphaCaller.phoneNumbers.assign({ phone_number: '+14155550101', agent_id: beta.agent.id })),
+      await codeOf(
+        alphaCaller.phoneNumbers.assign({ phone_number: '+14155550101', agent_id: beta.agent.id }),
+      ),
     ).toBe('NOT_FOUND');
-    const assigned = await alphaCaller.phoneNumbers.assign({ phone_number: '+14155550101', agent_id: alpha.agent.id });
+    const assigned = await alphaCaller.phoneNumbers.assign({
+      phone_number: '+14155550101',
+      agent_id: alpha.agent.id,
+    });
     expect(assigned).toMatchObject({ status: 'active', agent_id: alpha.agent.id });
-    const unassigned = await alphaCaller.phoneNumbers.assign({ phone_number: '+14155550101', agent_id: null });
+    const unassigned = await alphaCaller.phoneNumbers.assign({
+      phone_number: '+14155550101',
+      agent_id: null,
+    });
     expect(unassigned.status).toBe('unassigned');
   });
 
@@ -66,7 +79,10 @@ describe('tRPC procedures (createCaller, no HTTP)', () => {
   it('reject invalid input naming the field', async () => {
     const error = await caller(`Bearer ${alpha.key}`)
       .apiKeys.revoke({ id: 'not-a-uuid' })
-      .then(() => null, (e: unknown) => e as TRPCError);
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
     expect(error?.code).toBe('BAD_REQUEST');
   });
 });
