@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseConfig } from '@voice/core';
 
 const Env = z.object({
   DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
@@ -12,12 +13,5 @@ const Env = z.object({
 export type ApiEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
-  const result = Env.safeParse(source);
-  if (!result.success) {
-    const problems = result.error.issues
-      .map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
-      .join('\n');
-    throw new Error(`Invalid api configuration:\n${problems}`);
-  }
-  return result.data;
+  return parseConfig(Env, source, 'api');
 }

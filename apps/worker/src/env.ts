@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseConfig } from '@voice/core';
 
 const Env = z.object({
   DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
@@ -13,12 +14,5 @@ const Env = z.object({
 export type WorkerEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
-  const result = Env.safeParse(source);
-  if (!result.success) {
-    const problems = result.error.issues
-      .map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
-      .join('\n');
-    throw new Error(`Invalid worker configuration:\n${problems}`);
-  }
-  return result.data;
+  return parseConfig(Env, source, 'worker');
 }

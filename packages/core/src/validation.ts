@@ -28,3 +28,19 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.in
   if (!result.success) throw new AppError('VALIDATION_FAILED', describeIssues(result.error.issues));
   return result.data;
 }
+
+/** Parses configuration (an app's environment) with a zod schema, listing every problem at once. */
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  source: Record<string, string | undefined>,
+  label: string,
+): z.infer<S> {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues
+      .map((issue) => `  ${formatPath(issue.path)}: ${issue.message}`)
+      .join('\n');
+    throw new Error(`Invalid ${label} configuration:\n${problems}`);
+  }
+  return result.data;
+}
