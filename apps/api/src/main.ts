@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { systemClock } from '@voice/core';
+import { systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import pino from 'pino';
 import { loadEnv } from './env';
@@ -21,7 +21,12 @@ const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
 
 const server = createServer(
   {
-    core: { db, clock: systemClock, config: { jwtSecret: env.JWT_SECRET } },
+    core: {
+      db,
+      clock: systemClock,
+      resolveHost: systemResolver,
+      config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
+    },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});
     },

@@ -19,7 +19,8 @@ export interface TestApi {
 export async function startTestApi(
   overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {},
 ): Promise<TestApi> {
-  const { deps, database } = await createTestDeps();
+  const { deps: base, database } = await createTestDeps();
+  const deps = { ...base, ...overrides.core };
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -29,7 +30,7 @@ export async function startTestApi(
     },
   });
   const server = createServer({
-    core: { ...deps, ...overrides.core },
+    core: deps,
     pingTemporal:
       overrides.pingTemporal ??
       (async () => {

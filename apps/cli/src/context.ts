@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, parseInput, systemClock, type CoreDeps } from '@voice/core';
+import { AppError, parseInput, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import { createDb } from '@voice/db';
 import { env } from './env';
 
@@ -8,7 +8,12 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
   if (!env.databaseUrl) throw new AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
   const db = createDb(env.databaseUrl, { maxConnections: 2 });
   try {
-    return await fn({ db, clock: systemClock, config: { jwtSecret: env.jwtSecret } });
+    return await fn({
+      db,
+      clock: systemClock,
+      resolveHost: systemResolver,
+      config: { jwtSecret: env.jwtSecret },
+    });
   } finally {
     await db.$disconnect();
   }

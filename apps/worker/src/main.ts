@@ -1,5 +1,5 @@
 import { NativeConnection } from '@temporalio/worker';
-import { systemClock } from '@voice/core';
+import { systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import pino from 'pino';
 import { loadEnv } from './env';
@@ -15,7 +15,12 @@ const worker = await createWorker({
   connection,
   namespace: env.TEMPORAL_NAMESPACE,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
-  deps: { db, clock: systemClock, config: { jwtSecret: env.JWT_SECRET } },
+  deps: {
+    db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
+  },
 });
 const health = await startHealthServer(
   { worker, db },

@@ -4,6 +4,7 @@ export { Prisma, AgentType, IdempotencyState } from './generated/prisma/client';
 export type {
   Account,
   Agent,
+  AgentWebhook,
   ApiKey,
   IdempotencyKey,
   PhoneNumber,

@@ -1,6 +1,7 @@
+import { agentRoutes } from './agents';
 import { phoneNumberRoutes } from './phone-numbers';
 import type { AnyRestRoute } from './route';
 import { voiceRoutes } from './voices';
 
 /** Every REST operation the API serves. */
-export const restRoutes: readonly AnyRestRoute[] = [...phoneNumberRoutes, ...voiceRoutes];
+export const restRoutes: readonly AnyRestRoute[] = [...agentRoutes, ...phoneNumberRoutes, ...voiceRoutes];

@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import type { Clock, CoreDeps } from '../deps';
+import type { HostResolver } from '../network/resolver';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 
@@ -16,10 +17,35 @@ export function manualClock(
   };
 }
 
-export async function createTestDeps(clock: Clock = { now: () => new Date() }): Promise<{
+/**
+ * A resolver over a fixed table, so tests never depend on real DNS: names ending in `.example` (the
+ * reserved documentation domain) resolve to a public documentation-free address unless listed.
+ */
+export function fakeResolver(table: Record<string, string[]> = {}): HostResolver {
+  return async (hostname) => {
+    const listed = table[hostname];
+    if (listed) return listed;
+    if (hostname.endsWith('.example') || hostname.endsWith('.example.com')) return ['93.184.215.14'];
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  };
+}
+
+export async function createTestDeps(
+  clock: Clock = { now: () => new Date() },
+  overrides: Partial<Omit<CoreDeps, 'db' | 'clock'>> = {},
+): Promise<{
   deps: CoreDeps;
   database: TestDatabase;
 }> {
   const database = await createTestDatabase();
-  return { deps: { db: database.db, clock, config: { jwtSecret: TEST_JWT_SECRET } }, database };
+  return {
+    deps: {
+      db: database.db,
+      clock,
+      resolveHost: fakeResolver(),
+      config: { jwtSecret: TEST_JWT_SECRET },
+      ...overrides,
+    },
+    database,
+  };
 }

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import {
+  CreateAgentInput,
+  DuplicateAgentInput,
+  ListAgentsInput,
+  ModifyAgentInput,
+  createAgent,
+  duplicateAgent,
+  getAgent,
+  listAgents,
+  modifyAgent,
+  toAgentView,
+} from '@voice/core';
+import { accountProcedure, router } from '../trpc';
+
+const AgentId = z.object({ agent_id: z.string() });
+
+export const agentsRouter = router({
+  create: accountProcedure
+    .input(CreateAgentInput)
+    .mutation(({ ctx, input }) => createAgent(ctx.deps, { accountId: ctx.accountId, ...input })),
+  list: accountProcedure
+    .input(ListAgentsInput.optional())
+    .query(({ ctx, input }) => listAgents(ctx.deps, { accountId: ctx.accountId, ...input })),
+  get: accountProcedure
+    .input(AgentId)
+    .query(({ ctx, input }) => getAgent(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id })),
+  modify: accountProcedure
+    .input(ModifyAgentInput.extend(AgentId.shape))
+    .mutation(({ ctx, input: { agent_id, ...changes } }) =>
+      modifyAgent(ctx.deps, { accountId: ctx.accountId, agentId: agent_id, ...changes }),
+    ),
+  duplicate: accountProcedure
+    .input(DuplicateAgentInput.extend(AgentId.shape))
+    .mutation(async ({ ctx, input }) =>
+      toAgentView(
+        await duplicateAgent(ctx.deps, {
+          accountId: ctx.accountId,
+          agentId: input.agent_id,
+          agent_name: input.agent_name,
+        }),
+      ),
+    ),
+});

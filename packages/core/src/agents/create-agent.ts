@@ -1,0 +1,36 @@
+import type { CoreDeps } from '../deps';
+import { agentInclude, toAgentView } from './agent-view';
+import { resolveVoice } from './resolve-voice';
+import type { AgentView, CreateAgentData } from './schemas';
+import { storedExtractedVariables, storedProvidedVariables } from './variables';
+import { assertWebhooksAllowed, webhookRows } from './webhook-config';
+
+/** Creates a prompt-based agent, deployed at once (version 1). Everything is checked before anything is written. */
+export async function createAgent(
+  deps: CoreDeps,
+  { accountId, ...data }: { accountId: string } & CreateAgentData,
+): Promise<AgentView> {
+  const voice = await resolveVoice(deps.db, data.voice);
+  await assertWebhooksAllowed(deps, data.webhooks);
+  const now = deps.clock.now();
+  const row = await deps.db.agent.create({
+    data: {
+      accountId,
+      name: data.name,
+      agentType: 'singlePrompt',
+      language: data.language,
+      voiceId: voice.id,
+      prompt: data.prompt,
+      welcomeMessage: data.welcome_message,
+      variablesProvided: storedProvidedVariables(data.variables_provided),
+      variablesExtracted: storedExtractedVariables(data.variables_extracted),
+      notificationEmails: data.notification_emails,
+      deployedAt: now,
+      createdAt: now,
+      updatedAt: now,
+      webhooks: { create: webhookRows(data.webhooks) },
+    },
+    include: agentInclude,
+  });
+  return toAgentView(row);
+}

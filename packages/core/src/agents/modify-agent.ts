@@ -1,0 +1,95 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import {
+  agentInclude,
+  extractedVariables,
+  providedVariables,
+  toAgentView,
+  type AgentRow,
+} from './agent-view';
+import { loadAgent } from './get-agent';
+import { resolveVoice } from './resolve-voice';
+import type { AgentView, ModifyAgentInput } from './schemas';
+import { storedExtractedVariables, storedProvidedVariables } from './variables';
+import { assertWebhooksAllowed, webhookRows } from './webhook-config';
+
+export const FLOW_AGENT_MODIFY_MESSAGE =
+  'Only singlePrompt agents can be modified through the API; conversationalFlow agents are edited in the dashboard';
+
+/** The editable state of an agent, to tell whether a modify changes anything. */
+function editableState(row: AgentRow) {
+  return {
+    name: row.name,
+    prompt: row.prompt,
+    language: row.language,
+    voiceId: row.voiceId,
+    welcomeMessage: row.welcomeMessage,
+    variablesProvided: providedVariables(row),
+    variablesExtracted: extractedVariables(row),
+    notificationEmails: row.notificationEmails,
+    webhooks: row.webhooks.map(({ name, url, secret, headers }) => ({ name, url, secret, headers })),
+  };
+}
+
+/**
+ * Changes only the fields given (arrays replace whole sets; omitted webhooks stay) and deploys at once.
+ * A modify that changes something bumps `version` and `updated_at`; one that changes nothing leaves both.
+ */
+export async function modifyAgent(
+  deps: CoreDeps,
+  { accountId, agentId, ...input }: { accountId: string; agentId: string } & ModifyAgentInput,
+): Promise<AgentView> {
+  const current = await loadAgent(deps.db, accountId, agentId);
+  if (current.agentType !== 'singlePrompt') throw new AppError('UNPROCESSABLE', FLOW_AGENT_MODIFY_MESSAGE);
+  const voice = input.voice === undefined ? current.voice : await resolveVoice(deps.db, input.voice);
+  if (input.webhooks) await assertWebhooksAllowed(deps, input.webhooks);
+
+  const before = editableState(current);
+  const after = {
+    name: input.name ?? before.name,
+    prompt: input.prompt ?? before.prompt,
+    language: input.language ?? before.language,
+    voiceId: voice.id,
+    welcomeMessage: input.welcome_message ?? before.welcomeMessage,
+    variablesProvided: input.variables_provided
+      ? storedProvidedVariables(input.variables_provided)
+      : before.variablesProvided,
+    variablesExtracted: input.variables_extracted
+      ? storedExtractedVariables(input.variables_extracted)
+      : before.variablesExtracted,
+    notificationEmails: input.notification_emails ?? before.notificationEmails,
+    webhooks: input.webhooks
+      ? webhookRows(input.webhooks).map(({ name, url, secret, headers }) => ({ name, url, secret, headers }))
+      : before.webhooks,
+  };
+  if (isDeepStrictEqual(before, after)) return toAgentView(current);
+
+  const now = deps.clock.now();
+  const row = await deps.db.$transaction(async (tx) => {
+    if (input.webhooks) {
+      await tx.agentWebhook.deleteMany({ where: { agentId: current.id } });
+      await tx.agentWebhook.createMany({
+        data: webhookRows(input.webhooks).map((row) => ({ ...row, agentId: current.id })),
+      });
+    }
+    return tx.agent.update({
+      where: { id: current.id },
+      data: {
+        name: after.name,
+        prompt: after.prompt,
+        language: after.language,
+        voiceId: after.voiceId,
+        welcomeMessage: after.welcomeMessage,
+        variablesProvided: after.variablesProvided,
+        variablesExtracted: after.variablesExtracted,
+        notificationEmails: after.notificationEmails,
+        version: { increment: 1 },
+        deployedAt: now,
+        updatedAt: now,
+      },
+      include: agentInclude,
+    });
+  });
+  return toAgentView(row);
+}

@@ -1,0 +1,60 @@
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { checkPublicHost } from '../network/public-address';
+import type { WebhookInput } from './schemas';
+
+/**
+ * Why a webhook URL may not be stored, or null. The URL must be https without credentials, and its
+ * host (an IP literal, or every address its name resolves to) must be public; see network/public-address.
+ * Hosts on the operator allow-list skip the address and https rules (development and tests only).
+ */
+export async function webhookUrlProblem(
+  { resolveHost, config }: Pick<CoreDeps, 'resolveHost' | 'config'>,
+  raw: string,
+): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'url is not a valid URL';
+  }
+  if (url.username || url.password) return 'url must not contain credentials';
+  if (isAllowListed(url, config.webhookAllowedHosts ?? [])) {
+    return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'url must use https';
+  }
+  if (url.protocol !== 'https:') return 'url must use https';
+  const check = await checkPublicHost(url.hostname, resolveHost);
+  return check.ok ? null : `url must point to a public address: ${check.reason}`;
+}
+
+function isAllowListed(url: URL, allowList: readonly string[]): boolean {
+  const host = url.hostname.toLowerCase();
+  return allowList.includes(host) || (url.port !== '' && allowList.includes(`${host}:${url.port}`));
+}
+
+/** Checks every webhook's URL; the error names the webhook by position and name, and the reason. */
+export async function assertWebhooksAllowed(
+  deps: Pick<CoreDeps, 'resolveHost' | 'config'>,
+  webhooks: readonly WebhookInput[],
+): Promise<void> {
+  const problems = await Promise.all(webhooks.map((webhook) => webhookUrlProblem(deps, webhook.url)));
+  const index = problems.findIndex((problem) => problem !== null);
+  if (index >= 0) {
+    const webhook = webhooks[index]!;
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `webhooks[${index}] (${JSON.stringify(webhook.name)}): ${problems[index]}`,
+    );
+  }
+}
+
+/** Rows to store for a webhook list, in order. */
+export function webhookRows(webhooks: readonly WebhookInput[]) {
+  return webhooks.map((webhook, position) => ({
+    position,
+    name: webhook.name,
+    url: webhook.url,
+    secret: webhook.secret ?? null,
+    headers: webhook.headers ?? {},
+  }));
+}
