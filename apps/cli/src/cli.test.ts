@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +17,7 @@ afterAll(() => database.drop());
 function voice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url },
+      env: { ...process.env, DATABASE_URL: database.url, WEBHOOK_ALLOWED_HOSTS: 'orders.example.com' },
     });
     let stdout = '';
     let stderr = '';
@@ -141,6 +144,112 @@ describe('voice CLI', () => {
     ).toBe(2);
     expect(
       await database.db.agent.count({ where: { accountId: '00000000-0000-4000-a000-000000000001' } }),
-    ).toBe(1);
+    ).toBe(2);
+  });
+});
+
+describe('voice agents', () => {
+  it('creates, lists, modifies and duplicates agents, and creates flow agents from a file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'voice-cli-'));
+    const { account_id: account } = await json<{ account_id: string }>(
+      'accounts',
+      'create',
+      '--name',
+      'Agents Co',
+    );
+    await writeFile(
+      join(dir, 'agent.json'),
+      JSON.stringify({
+        prompt: 'Confirm the order.',
+        variables_provided: [{ name: 'order_id' }],
+        webhooks: [{ name: 'Orders', url: 'https://orders.example.com/hook', secret: 'cli-secret-123' }],
+      }),
+    );
+    const created = await json<{
+      agent_id: string;
+      name: string;
+      variables_provided: unknown[];
+      webhooks: { has_secret: boolean }[];
+    }>(
+      'agents',
+      'create',
+      '--account',
+      account,
+      '--from-json',
+      join(dir, 'agent.json'),
+      '--name',
+      'Orders bot',
+      '--voice',
+      'Dana',
+    );
+    expect(created).toMatchObject({
+      name: 'Orders bot',
+      variables_provided: [{ name: 'order_id' }],
+      webhooks: [{ has_secret: true }],
+    });
+
+    const modified = await json<{ welcome_message: string }>(
+      'agents',
+      'modify',
+      created.agent_id,
+      '--account',
+      account,
+      '--welcome-message',
+      'Hello from the CLI',
+    );
+    expect(modified.welcome_message).toBe('Hello from the CLI');
+    const copy = await json<{ name: string }>(
+      'agents',
+      'duplicate',
+      created.agent_id,
+      '--account',
+      account,
+      '--name',
+      'Orders copy',
+    );
+    expect(copy.name).toBe('Orders copy');
+
+    await writeFile(
+      join(dir, 'flow.json'),
+      JSON.stringify({
+        start: 'hi',
+        nodes: [
+          { id: 'hi', type: 'say', text: 'Hi' },
+          { id: 'end', type: 'end' },
+        ],
+        edges: [{ from: 'hi', to: 'end' }],
+      }),
+    );
+    const flow = await json<{ agent_type: string }>(
+      'agents',
+      'create-flow',
+      '--account',
+      account,
+      '--name',
+      'Flow',
+      '--flow',
+      join(dir, 'flow.json'),
+    );
+    expect(flow.agent_type).toBe('conversationalFlow');
+
+    const table = await voice('agents', 'list', '--account', account);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('Orders copy');
+    expect(table.stdout).toContain('3 of 3 agent(s)');
+
+    const refused = await voice(
+      'agents',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'x',
+      '--prompt',
+      'y',
+      '--voice',
+      'Nobody',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/Invalid voice "Nobody"\. Valid voices: /);
   });
 });

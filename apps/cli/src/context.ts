@@ -12,7 +12,7 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      config: { jwtSecret: env.jwtSecret },
+      config: { jwtSecret: env.jwtSecret, webhookAllowedHosts: env.webhookAllowedHosts },
     });
   } finally {
     await db.$disconnect();

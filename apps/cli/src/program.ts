@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts';
+import { registerAgentCommands } from './commands/agents';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
 import { registerSeedCommands } from './commands/seed';
@@ -9,6 +10,7 @@ export function createProgram(): Command {
     .description('Operate the voice agent calling service')
     .showHelpAfterError();
   registerAccountCommands(program);
+  registerAgentCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);
   registerSeedCommands(program);

@@ -7,8 +7,24 @@ export const DEMO = {
   accountName: 'Demo Company',
   agentId: '00000000-0000-4000-a000-000000000101',
   agentName: 'Demo Receptionist',
+  flowAgentId: '00000000-0000-4000-a000-000000000102',
+  flowAgentName: 'Demo Survey Flow',
   numbers: ['+14155550100', '+14155550101'],
 } as const;
+
+/** A small survey flow, so the read-only behaviour of flow agents can be tried on real data. */
+const DEMO_FLOW = {
+  start: 'ask_rating',
+  nodes: [
+    { id: 'ask_rating', type: 'ask', text: 'From 1 to 5, how was your last visit?', config: { variable: 'rating' } },
+    { id: 'thank', type: 'say', text: 'Thank you for your answer.' },
+    { id: 'end', type: 'end' },
+  ],
+  edges: [
+    { from: 'ask_rating', to: 'thank' },
+    { from: 'thank', to: 'end' },
+  ],
+};
 
 export interface SeedDemoResult {
   accountId: string;
@@ -19,7 +35,7 @@ export interface SeedDemoResult {
 }
 
 /**
- * Seeds a demo account with an agent, two numbers (the first assigned to the agent) and an API key.
+ * Seeds a demo account with an agent, a flow agent, two numbers (the first assigned to the agent) and an API key.
  * Keys are stored hashed, so the caller keeps the plain key and passes it back on later runs.
  */
 export async function seedDemo(
@@ -43,6 +59,22 @@ export async function seedDemo(
       voiceId: 'en-steve',
       prompt: "You are the friendly receptionist of Demo Company. Confirm the caller's appointment time.",
       welcomeMessage: 'Hello! This is Demo Company calling about your appointment.',
+      createdAt: now,
+    },
+    update: {},
+  });
+  await db.agent.upsert({
+    where: { id: DEMO.flowAgentId },
+    create: {
+      id: DEMO.flowAgentId,
+      accountId: DEMO.accountId,
+      name: DEMO.flowAgentName,
+      agentType: 'conversationalFlow',
+      language: 'en',
+      voiceId: 'en-gabriel',
+      welcomeMessage: 'Hi! Do you have one minute for a short survey?',
+      flowDefinition: DEMO_FLOW,
+      deployedAt: now,
       createdAt: now,
     },
     update: {},

@@ -1,0 +1,106 @@
+import { TRPCError } from '@trpc/server';
+import { createFlowAgent } from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedAccount } from '../../../test/harness';
+import { createCaller } from '../root';
+
+let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];
+let database: TestDatabase;
+let alpha: Awaited<ReturnType<typeof seedAccount>>;
+let beta: Awaited<ReturnType<typeof seedAccount>>;
+
+beforeAll(async () => {
+  ({ deps, database } = await createTestDeps());
+  alpha = await seedAccount(deps, 'Alpha', ['+14155550100']);
+  beta = await seedAccount(deps, 'Beta', ['+14155550102']);
+});
+afterAll(() => database.drop());
+
+const as = (key: string) => createCaller({ deps, requestId: 'test', authorization: `Bearer ${key}` });
+
+async function failure(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+describe('agents.* procedures', () => {
+  it('create, get, modify, list and duplicate with the same rules as REST', async () => {
+    const alphaApi = as(alpha.key);
+    const created = await alphaApi.agents.create({
+      name: 'Support',
+      prompt: 'Help the caller.',
+      webhooks: [{ name: 'CRM', url: 'https://crm.example/h', secret: 'a-secret-value' }],
+    });
+    expect(created).toMatchObject({
+      name: 'Support',
+      voice: 'Ori',
+      language: 'he',
+      agent_type: 'singlePrompt',
+    });
+    expect(created.webhooks[0]).toMatchObject({ has_secret: true, has_headers: false });
+    expect(JSON.stringify(created)).not.toContain('a-secret-value');
+
+    expect(await alphaApi.agents.get({ agent_id: created.agent_id })).toEqual(created);
+    const modified = await alphaApi.agents.modify({ agent_id: created.agent_id, welcome_message: 'Hello!' });
+    expect(modified.welcome_message).toBe('Hello!');
+    expect(modified.webhooks).toEqual(created.webhooks);
+
+    const list = await alphaApi.agents.list({ limit: 1 });
+    expect(list.total_count).toBe(2);
+    expect(list.agents.map((a) => a.agent_id)).toEqual([created.agent_id]);
+    expect((await alphaApi.agents.list()).agents).toHaveLength(2);
+
+    const copy = await alphaApi.agents.duplicate({ agent_id: created.agent_id, agent_name: 'Support copy' });
+    expect(copy).toMatchObject({ name: 'Support copy', welcome_message: 'Hello!' });
+    expect(copy.webhooks[0]).toMatchObject({ name: 'CRM', has_secret: true });
+  });
+
+  it('reject invalid input, flow-agent modification and other accounts', async () => {
+    const alphaApi = as(alpha.key);
+    const bad = await failure(alphaApi.agents.create({ name: 'x', prompt: 'y', voice: 'Nobody' }));
+    expect(bad.code).toBe('BAD_REQUEST');
+    expect(bad.message).toMatch(/^Invalid voice "Nobody"\. Valid voices: /);
+
+    const ssrf = await failure(
+      alphaApi.agents.create({
+        name: 'x',
+        prompt: 'y',
+        webhooks: [{ name: 'meta', url: 'https://169.254.169.254/' }],
+      }),
+    );
+    expect(ssrf.message).toBe(
+      'webhooks[0] ("meta"): url must point to a public address: 169.254.169.254 is a link-local address',
+    );
+
+    const flow = await createFlowAgent(deps, {
+      accountId: alpha.account.id,
+      name: 'Flow',
+      language: 'he',
+      voice: 'Ori',
+      welcome_message: '',
+      variables_provided: [],
+      variables_extracted: [],
+      flow: { start: 'a', nodes: [{ id: 'a', type: 'end' }], edges: [] },
+    });
+    expect((await failure(alphaApi.agents.modify({ agent_id: flow.agent_id, name: 'z' }))).code).toBe(
+      'UNPROCESSABLE_CONTENT',
+    );
+
+    const betaApi = as(beta.key);
+    for (const attempt of [
+      () => betaApi.agents.get({ agent_id: alpha.agent.id }),
+      () => betaApi.agents.modify({ agent_id: alpha.agent.id, name: 'stolen' }),
+      () => betaApi.agents.duplicate({ agent_id: alpha.agent.id, agent_name: 'stolen' }),
+    ]) {
+      const error = await failure(attempt());
+      expect([error.code, error.message]).toEqual(['NOT_FOUND', 'Agent not found']);
+    }
+    expect((await betaApi.agents.list()).agents.map((a) => a.agent_id)).toEqual([beta.agent.id]);
+  });
+});
