@@ -1,4 +1,11 @@
-import { createFlowAgent } from '@voice/core';
+import {
+  AgentListOutput,
+  AgentView,
+  OlderAgentFullView,
+  OlderAgentListItem,
+  OlderAgentView,
+  createFlowAgent,
+} from '@voice/core';
 import { fakeResolver } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
@@ -146,11 +153,13 @@ describe('agent shapes', () => {
 
     const list = await call('/functions/v1/agent-list');
     expect(keysOf(list.json)).toEqual(['agents', 'total_count']);
+    expect(() => AgentListOutput.strict().parse(list.json)).not.toThrow();
     for (const agent of list.json.agents as Json[]) expect(keysOf(agent)).toEqual(AGENT_FIELDS);
 
     const older = await call(`/v1/get-agent/${id}`);
     expect(older.status).toBe(200);
     expect(keysOf(older.json)).toEqual(OLDER_GET_FIELDS);
+    expect(() => OlderAgentView.strict().parse(older.json)).not.toThrow();
     expect(older.json).toMatchObject({
       agent_id: id,
       agent_name: 'Appointment setter',
@@ -180,6 +189,7 @@ describe('agent shapes', () => {
     expect(olderList.status).toBe(200);
     const item = (olderList.json as unknown as Json[]).find((a) => a.agent_id === id)!;
     expect(keysOf(item)).toEqual(OLDER_LIST_FIELDS);
+    expect(() => OlderAgentListItem.strict().parse(item)).not.toThrow();
     expect(item).toMatchObject({
       account: { id: alpha.account.id, name: 'Alpha' },
       end_call_enabled: true,
@@ -205,6 +215,7 @@ describe('agent shapes', () => {
     });
     expect(copy.status).toBe(201);
     expect(keysOf(copy.json)).toEqual(OLDER_FULL_FIELDS);
+    expect(() => OlderAgentFullView.strict().parse(copy.json)).not.toThrow();
     expect(copy.json).toMatchObject({
       agent_name: 'Setter copy',
       version: 1,

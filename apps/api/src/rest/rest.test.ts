@@ -168,6 +168,23 @@ describe('HTTP surface', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/v1/get-phone-number/{phone_number}']?.get?.operationId).toBe('getPhoneNumber');
     expect(doc.paths['/v1/list-voices']?.get?.operationId).toBe('listVoices');
+    const create = doc.paths['/functions/v1/agent-create']?.post as unknown as {
+      responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+    };
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '500']));
+    expect(create.responses['400']?.content?.['application/json']?.schema.$ref).toBe(
+      '#/components/schemas/StatusError',
+    );
+    for (const path of [
+      '/functions/v1/agent-list',
+      '/functions/v1/agent-get/{agent_id}',
+      '/v1/get-agent/{agent_id}',
+      '/v1/list-agents',
+    ]) {
+      expect(doc.paths[path]?.get, path).toBeDefined();
+    }
+    expect(doc.paths['/functions/v1/agent-modify/{agent_id}']?.patch).toBeDefined();
+    expect(doc.paths['/v1/duplicate-agent/{agent_id}']?.post).toBeDefined();
   });
 
   it('reports health of the database and Temporal', async () => {
