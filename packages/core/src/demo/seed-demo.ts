@@ -16,7 +16,12 @@ export const DEMO = {
 const DEMO_FLOW = {
   start: 'ask_rating',
   nodes: [
-    { id: 'ask_rating', type: 'ask', text: 'From 1 to 5, how was your last visit?', config: { variable: 'rating' } },
+    {
+      id: 'ask_rating',
+      type: 'ask',
+      text: 'From 1 to 5, how was your last visit?',
+      config: { variable: 'rating' },
+    },
     { id: 'thank', type: 'say', text: 'Thank you for your answer.' },
     { id: 'end', type: 'end' },
   ],
