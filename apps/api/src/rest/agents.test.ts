@@ -141,6 +141,8 @@ describe('agent shapes', () => {
     ]);
     for (const field of ['created_at', 'updated_at'])
       expect(Date.parse(res.json[field] as string)).not.toBeNaN();
+    // Types, field by field, through the same schema that documents the response.
+    expect(() => AgentView.strict().parse(res.json)).not.toThrow();
   });
 
   it('agent-get, agent-list and the older operations return their exact field lists', async () => {
