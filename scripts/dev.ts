@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { seedDemo, systemClock, systemResolver } from '@voice/core';
+import { deferredCallWorkflows, seedDemo, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { migrate } from '@voice/db/migrate';
 import { DATA_DIR, REPO_ROOT, startEmbeddedPostgres, startTemporal, type EmbeddedPostgres } from '@voice/dev';
@@ -56,7 +56,13 @@ const jwtSecret = process.env.JWT_SECRET ?? persisted('jwt-secret', () => random
 const db = createDb(databaseUrl, { maxConnections: 1 });
 const keyFile = join(DATA_DIR, 'demo-api-key');
 const demo = await seedDemo(
-  { db, clock: systemClock, resolveHost: systemResolver, config: { jwtSecret } },
+  {
+    db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    callWorkflows: deferredCallWorkflows,
+    config: { jwtSecret },
+  },
   { knownKey: existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined },
 );
 writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });

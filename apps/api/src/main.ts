@@ -1,6 +1,7 @@
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
+import { createCallWorkflowStarter } from '@voice/worker/starters';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { createServer } from './server';
@@ -18,6 +19,7 @@ const logger = pino({
 const db = createDb(env.DATABASE_URL);
 // One Temporal connection for the life of the process; lazy, so the api starts even while Temporal is down.
 const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
+const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE });
 
 const server = createServer(
   {
@@ -25,7 +27,12 @@ const server = createServer(
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
+      config: {
+        jwtSecret: env.JWT_SECRET,
+        webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
+        publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+      },
+      callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
     },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import type { CoreDeps } from '@voice/core';
+import { getRecording, type CoreDeps } from '@voice/core';
 import pino, { type Logger } from 'pino';
 import { toErrorResponse } from './http/errors';
 import { createHttpMetrics } from './http/metrics';
@@ -90,6 +90,19 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
 
   const openApiDocument = buildOpenApiDocument(restRoutes);
   app.get('/openapi.json', async () => openApiDocument);
+
+  // Signed links handed out as `recording_url`: the signature is the credential, valid one hour.
+  app.get<{ Params: { call_id: string }; Querystring: { expires?: string; signature?: string } }>(
+    '/recordings/:call_id',
+    async (request, reply) => {
+      const audio = await getRecording(deps.core, {
+        callId: request.params.call_id,
+        expires: request.query.expires ?? '',
+        signature: request.query.signature ?? '',
+      });
+      return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(audio);
+    },
+  );
 
   app.get('/healthz', async (_request, reply) => {
     const [database, temporal] = await Promise.all([

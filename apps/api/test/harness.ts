@@ -39,6 +39,8 @@ export async function startTestApi(
     logger: pino({ level: 'info' }, sink),
   });
   const url = await server.start();
+  // Links the API hands out (recording URLs) point at this server.
+  deps.config.publicUrl = url;
   return {
     url,
     deps,

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AppError, parseInput, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import {
+  AppError,
+  deferredCallWorkflows,
+  parseInput,
+  systemClock,
+  systemResolver,
+  type CoreDeps,
+} from '@voice/core';
 import { createDb } from '@voice/db';
 import { env } from './env';
 
@@ -12,6 +19,7 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
       db,
       clock: systemClock,
       resolveHost: systemResolver,
+      callWorkflows: deferredCallWorkflows,
       config: { jwtSecret: env.jwtSecret, webhookAllowedHosts: env.webhookAllowedHosts },
     });
   } finally {

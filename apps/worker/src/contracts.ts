@@ -16,4 +16,9 @@ export const CallStatusAttribute = defineSearchAttributeKey('CallStatus', Search
 /** Workflow ids are business ids, never personal data. */
 export const workflowIds = {
   diagnostics: (runId: string) => `diagnostics-${runId}`,
+  call: (callId: string) => `call-${callId}`,
 };
+
+export interface CallWorkflowInput {
+  callId: string;
+}

@@ -19,6 +19,11 @@ const Env = z.object({
     ),
   WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** The simulated carrier (the default carrier): durations in milliseconds and the outcome seed. */
+  SIMULATOR_DIAL_MS: z.coerce.number().int().min(0).default(500),
+  SIMULATOR_RING_MS: z.coerce.number().int().min(0).default(4000),
+  SIMULATOR_TALK_MS: z.coerce.number().int().min(0).default(20000),
+  SIMULATOR_SEED: z.string().default('voice-agent'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type WorkerEnv = z.infer<typeof Env>;

@@ -1,9 +1,17 @@
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { systemClock, systemResolver } from '@voice/core';
+import {
+  createSimulatedCarrier,
+  deterministicConversationEngine,
+  systemClock,
+  systemResolver,
+} from '@voice/core';
 import { createDb } from '@voice/db';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
+import { startCallRelay } from './relay';
+import { createCallWorkflowStarter } from './starters';
 import { createWorker } from './worker';
 
 const env = loadEnv();
@@ -11,17 +19,29 @@ const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
 
 const db = createDb(env.DATABASE_URL);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+const clientConnection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+const client = new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE });
+const deps = {
+  db,
+  clock: systemClock,
+  resolveHost: systemResolver,
+  config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
+  callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
+  carrier: createSimulatedCarrier({
+    dialMs: env.SIMULATOR_DIAL_MS,
+    ringMs: env.SIMULATOR_RING_MS,
+    talkMs: env.SIMULATOR_TALK_MS,
+    seed: env.SIMULATOR_SEED,
+  }),
+  conversation: deterministicConversationEngine,
+};
 const worker = await createWorker({
   connection,
   namespace: env.TEMPORAL_NAMESPACE,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
-  deps: {
-    db,
-    clock: systemClock,
-    resolveHost: systemResolver,
-    config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
-  },
+  deps,
 });
+const relay = startCallRelay(deps, { onError: (err) => logger.warn({ err }, 'call relay pass failed') });
 const health = await startHealthServer(
   { worker, db },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },
@@ -38,7 +58,9 @@ logger.info(
 // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown: no new tasks are polled, running
 // activities get their shutdown grace time, then run() resolves and we release the rest.
 await worker.run();
+await relay.stop();
 health.close();
+await clientConnection.close();
 await connection.close();
 await db.$disconnect();
 logger.info('worker stopped');

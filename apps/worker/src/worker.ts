@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection } from '@temporalio/worker';
-import type { CoreDeps } from '@voice/core';
+import type { CallRuntime, CoreDeps } from '@voice/core';
 import { createActivities } from './activities';
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  deps: CoreDeps;
+  deps: CoreDeps & CallRuntime;
 }
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));

@@ -15,6 +15,18 @@ export interface CoreConfig {
    * endpoints, e.g. a receiver on loopback. For local development and tests only.
    */
   webhookAllowedHosts?: readonly string[];
+  /** The API's public base URL, for links the API hands out (signed recording URLs). */
+  publicUrl?: string;
+}
+
+/** Starts a call's workflow; idempotent (starting an already started call is a no-op). */
+export interface CallWorkflowStarter {
+  startCallWorkflow(call: {
+    callId: string;
+    accountId: string;
+    agentId: string;
+    campaignId: string | null;
+  }): Promise<void>;
 }
 
 /** Everything a core function may touch, handed in by the app that calls it. */
@@ -24,4 +36,15 @@ export interface CoreDeps {
   /** DNS, for the checks that keep outbound requests off private networks. */
   resolveHost: HostResolver;
   config: CoreConfig;
+  callWorkflows: CallWorkflowStarter;
 }
+
+/**
+ * For processes without a Temporal connection (the CLI, some tests): starting fails, so a dialed call
+ * waits for the worker's relay, which starts every call whose workflow has not started.
+ */
+export const deferredCallWorkflows: CallWorkflowStarter = {
+  async startCallWorkflow() {
+    throw new Error('No Temporal connection here; the worker relay will start this call');
+  },
+};

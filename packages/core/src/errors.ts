@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { http: 403, trpc: 'FORBIDDEN' },
   NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },
   AGENT_NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },
+  CALL_NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },
   PHONE_NUMBER_NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },
   API_KEY_NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },
   ACCOUNT_NOT_FOUND: { http: 404, trpc: 'NOT_FOUND' },

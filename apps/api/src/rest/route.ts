@@ -17,6 +17,8 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface RestContext {
   deps: CoreDeps;
   auth: AuthContext;
+  /** The `Idempotency-Key` header, for the operations that honour it. */
+  idempotencyKey: string | undefined;
 }
 
 /**
@@ -82,7 +84,11 @@ export function registerRestRoutes(
           query: route.query ? parseInput(route.query, request.query) : undefined,
           body: route.body ? parseInput(route.body, request.body ?? {}) : undefined,
         };
-        const result = await route.handler({ deps, auth: request.auth! }, input);
+        const key = request.headers['idempotency-key'];
+        const result = await route.handler(
+          { deps, auth: request.auth!, idempotencyKey: Array.isArray(key) ? key[0] : key },
+          input,
+        );
         return reply.code(route.successStatus ?? 200).send(result);
       },
     });

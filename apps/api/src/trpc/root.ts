@@ -1,5 +1,6 @@
 import { agentsRouter } from './routers/agents';
 import { apiKeysRouter } from './routers/api-keys';
+import { callsRouter } from './routers/calls';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { voicesRouter } from './routers/voices';
 import { createCallerFactory, router } from './trpc';
@@ -7,6 +8,7 @@ import { createCallerFactory, router } from './trpc';
 export const appRouter = router({
   agents: agentsRouter,
   apiKeys: apiKeysRouter,
+  calls: callsRouter,
   phoneNumbers: phoneNumbersRouter,
   voices: voicesRouter,
 });

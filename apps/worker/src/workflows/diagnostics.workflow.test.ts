@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { createSimulatedCarrier, deterministicConversationEngine } from '@voice/core';
 import { createTestDeps } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -36,7 +37,7 @@ describe('diagnostics workflow on a real dev server and worker', () => {
       connection: nativeConnection,
       namespace: 'default',
       taskQueue,
-      deps,
+      deps: { ...deps, carrier: createSimulatedCarrier(), conversation: deterministicConversationEngine },
     });
     const accountId = randomUUID();
     const workflowId = workflowIds.diagnostics(randomUUID());

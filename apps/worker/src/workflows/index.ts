@@ -1,1 +1,2 @@
 export * from './diagnostics.workflow';
+export * from './call.workflow';

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import type { Clock, CoreDeps } from '../deps';
+import { deferredCallWorkflows, type Clock, type CoreDeps } from '../deps';
 import type { HostResolver } from '../network/resolver';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
@@ -44,6 +44,7 @@ export async function createTestDeps(
       clock,
       resolveHost: fakeResolver(),
       config: { jwtSecret: TEST_JWT_SECRET },
+      callWorkflows: deferredCallWorkflows,
       ...overrides,
     },
     database,

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import {
+  AddTestContactInput,
+  DialCallInput,
+  ListCallsInput,
+  UpdateCallInput,
+  addTestContact,
+  deleteCall,
+  dialCallIdempotently,
+  getCall,
+  listCalls,
+  listTestContacts,
+  removeTestContact,
+  updateCallMetadata,
+} from '@voice/core';
+import { accountProcedure, router, userProcedure } from '../trpc';
+
+const CallId = z.object({ call_id: z.string() });
+
+export const callsRouter = router({
+  dial: accountProcedure.input(DialCallInput.extend({ idempotency_key: z.string().optional() })).mutation(
+    async ({ ctx, input: { idempotency_key, ...input } }) =>
+      (
+        await dialCallIdempotently(ctx.deps, {
+          accountId: ctx.accountId,
+          idempotencyKey: idempotency_key,
+          ...input,
+        })
+      ).body,
+  ),
+  get: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => getCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  list: accountProcedure
+    .input(ListCallsInput.optional())
+    .query(({ ctx, input }) =>
+      listCalls(ctx.deps, { accountId: ctx.accountId, ...ListCallsInput.parse(input ?? {}) }),
+    ),
+  updateMetadata: accountProcedure.input(UpdateCallInput.extend(CallId.shape)).mutation(({ ctx, input }) =>
+    updateCallMetadata(ctx.deps, {
+      accountId: ctx.accountId,
+      callId: input.call_id,
+      metadata: input.metadata,
+    }),
+  ),
+  /** Dashboard users only: the call disappears from lists, gets and counts. */
+  delete: userProcedure
+    .input(CallId)
+    .mutation(({ ctx, input }) => deleteCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  testContacts: router({
+    list: accountProcedure.query(({ ctx }) => listTestContacts(ctx.deps, { accountId: ctx.accountId })),
+    add: accountProcedure
+      .input(AddTestContactInput)
+      .mutation(({ ctx, input }) => addTestContact(ctx.deps, { accountId: ctx.accountId, ...input })),
+    remove: accountProcedure
+      .input(z.object({ phone_number: z.string() }))
+      .mutation(({ ctx, input }) => removeTestContact(ctx.deps, { accountId: ctx.accountId, ...input })),
+  }),
+});

@@ -1,0 +1,34 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { CallWorkflowStarter } from '@voice/core';
+import {
+  AccountIdAttribute,
+  AgentIdAttribute,
+  CallStatusAttribute,
+  CampaignIdAttribute,
+  workflowIds,
+} from './contracts';
+import type { callWorkflow } from './workflows/call.workflow';
+
+/** Starts call workflows with their business id and search attributes; a second start is a no-op. */
+export function createCallWorkflowStarter(client: Client, taskQueue: string): CallWorkflowStarter {
+  return {
+    async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
+      try {
+        await client.workflow.start<typeof callWorkflow>('callWorkflow', {
+          workflowId: workflowIds.call(callId),
+          taskQueue,
+          args: [{ callId }],
+          typedSearchAttributes: [
+            { key: AccountIdAttribute, value: accountId },
+            { key: AgentIdAttribute, value: agentId },
+            { key: CallStatusAttribute, value: 'initiated' },
+            ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
+          ],
+        });
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+    },
+  };
+}

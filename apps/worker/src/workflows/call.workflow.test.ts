@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import {
+  addPhoneNumber,
+  createAccount,
+  createAgent,
+  createSimulatedCarrier,
+  deterministicConversationEngine,
+  dialCall,
+  getCall,
+  startPendingCallWorkflows,
+  type CallRuntime,
+  type CoreDeps,
+} from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { CallStatusAttribute, workflowIds } from '../contracts';
+import { createCallWorkflowStarter } from '../starters';
+import { createWorker } from '../worker';
+
+let database: TestDatabase;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let client: Client;
+let deps: CoreDeps & CallRuntime;
+let accountId: string;
+let agentId: string;
+const taskQueue = `calls-${randomUUID()}`;
+const FROM = '+14155550100';
+
+beforeAll(async () => {
+  const made = await createTestDeps();
+  database = made.database;
+  const address = inject('temporalAddress');
+  nativeConnection = await NativeConnection.connect({ address });
+  connection = await Connection.connect({ address });
+  client = new Client({ connection });
+  deps = {
+    ...made.deps,
+    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    carrier: createSimulatedCarrier({ dialMs: 20, ringMs: 60, talkMs: 150 }),
+    conversation: deterministicConversationEngine,
+  };
+  const { account } = await createAccount(deps, { name: 'Calls' });
+  accountId = account.id;
+  const agent = await createAgent(deps, {
+    accountId,
+    name: 'Caller',
+    prompt: 'Confirm the appointment of {{patient}}.',
+    language: 'en',
+    voice: 'Steve',
+    welcome_message: 'Hello {{patient}}, this is the clinic.',
+    variables_provided: [{ name: 'patient', default: 'there' }],
+    variables_extracted: [{ name: 'slot', description: 'the preferred time' }],
+    webhooks: [],
+    notification_emails: [],
+  });
+  agentId = agent.agent_id;
+  await addPhoneNumber(deps, { accountId, phone_number: FROM });
+  await deps.db.phoneNumber.update({ where: { number: FROM }, data: { agentId } });
+});
+afterAll(async () => {
+  await connection?.close();
+  await nativeConnection?.close();
+  await database?.drop();
+});
+
+async function runWorker<T>(fn: (worker: Worker) => Promise<T>): Promise<T> {
+  const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, deps });
+  return worker.runUntil(() => fn(worker));
+}
+
+const dial = (to: string, vars: Record<string, string> = {}) =>
+  dialCall(deps, { accountId, from_number: FROM, to_number: to, vars_provided: vars });
+
+async function eventsOf(callId: string) {
+  const events = await deps.db.callEvent.findMany({ where: { callId }, orderBy: { at: 'asc' } });
+  return events.map((event) => [event.status, event.reason]);
+}
+
+describe('call workflow on a real dev server and worker', () => {
+  const paths: [string, string, string | null, (string | null)[][]][] = [
+    [
+      '+14155550009',
+      'ended',
+      null,
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['ongoing', null],
+        ['ended', null],
+      ],
+    ],
+    [
+      '+14155550007',
+      'user_hangup',
+      null,
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['ongoing', null],
+        ['user_hangup', null],
+      ],
+    ],
+    [
+      '+14155550008',
+      'agent_hangup',
+      null,
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['ongoing', null],
+        ['agent_hangup', null],
+      ],
+    ],
+    [
+      '+14155550001',
+      'busy',
+      'busy',
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['busy', 'busy'],
+      ],
+    ],
+    [
+      '+14155550002',
+      'busy',
+      'declined',
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['busy', 'declined'],
+      ],
+    ],
+    [
+      '+14155550003',
+      'no_answer',
+      'no_answer',
+      [
+        ['initiated', null],
+        ['ringing', null],
+        ['no_answer', 'no_answer'],
+      ],
+    ],
+    [
+      '+14155550004',
+      'error',
+      'not_in_service',
+      [
+        ['initiated', null],
+        ['error', 'not_in_service'],
+      ],
+    ],
+    [
+      '+14155550005',
+      'error',
+      'carrier_rejected',
+      [
+        ['initiated', null],
+        ['error', 'carrier_rejected'],
+      ],
+    ],
+    [
+      '+14155550006',
+      'error',
+      'failed',
+      [
+        ['initiated', null],
+        ['error', 'failed'],
+      ],
+    ],
+  ];
+
+  it('drives every path to its terminal status, with every transition recorded in order', async () => {
+    await runWorker(async () => {
+      const dialed = await Promise.all(
+        paths.map(([to]) => dial(to, { patient: 'Dana', _token: 'call-local' })),
+      );
+      for (const [index, [to, status, reason, events]] of paths.entries()) {
+        const { call_id } = dialed[index]!;
+        const handle = client.workflow.getHandle(workflowIds.call(call_id));
+        expect(await handle.result(), to).toEqual({ status });
+        const call = await getCall(deps, { accountId, callId: call_id });
+        expect([call.call_status, call.disconnection_reason], to).toEqual([status, reason]);
+        expect(await eventsOf(call_id), to).toEqual(events);
+        expect((await handle.describe()).typedSearchAttributes.get(CallStatusAttribute), to).toBe(status);
+        expect(call.vars_provided).toEqual({ patient: 'Dana' });
+
+        const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+        expect(row.endedAt, to).not.toBeNull();
+        const connected = ['ended', 'user_hangup', 'agent_hangup'].includes(status);
+        if (connected) {
+          expect(call.duration_ms).toBeGreaterThanOrEqual(150);
+          expect(call.start_timestamp + call.duration_ms).toBeLessThanOrEqual(row.endedAt!.getTime());
+          expect(call.transcript[0]).toEqual({
+            role: 'agent',
+            content: 'Hello Dana, this is the clinic.',
+            timestamp_ms: 0,
+          });
+          expect(call.transcript.every((entry) => entry.role !== 'system')).toBe(true);
+          expect(Object.keys(call.vars_extracted)).toEqual(['slot']);
+          expect(call.summary).toContain('slot=');
+          expect(['male', 'female']).toContain(call.detected_gender);
+          expect(call.recording_url).toMatch(new RegExp(`/recordings/${call_id}\\?expires=\\d+&signature=`));
+        } else {
+          expect(call.duration_ms).toBe(0);
+          expect(call.transcript).toEqual([]);
+          expect(call.recording_url).toBeNull();
+        }
+      }
+    });
+  });
+
+  it('starts a call whose workflow start failed, through the relay, and completes it', async () => {
+    const withoutTemporal = {
+      ...deps,
+      callWorkflows: { startCallWorkflow: () => Promise.reject(new Error('down')) },
+    };
+    const { call_id } = await dialCall(withoutTemporal, {
+      accountId,
+      from_number: FROM,
+      to_number: '+14155550009',
+    });
+    const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+    expect([row.status, row.workflowStartedAt]).toEqual(['initiated', null]);
+    const description = client.workflow.getHandle(workflowIds.call(call_id)).describe();
+    await expect(description).rejects.toThrow();
+
+    await runWorker(async () => {
+      expect(await startPendingCallWorkflows(deps, { olderThanMs: 0 })).toBeGreaterThanOrEqual(1);
+      expect(await client.workflow.getHandle(workflowIds.call(call_id)).result()).toEqual({
+        status: 'ended',
+      });
+    });
+    const after = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+    expect(after.workflowStartedAt).not.toBeNull();
+    // A second relay pass finds nothing to do.
+    expect(await startPendingCallWorkflows(deps, { olderThanMs: 0 })).toBe(0);
+  });
+
+  it('survives its worker stopping mid-call: another worker finishes it with a consistent row', async () => {
+    const slow = { ...deps, carrier: createSimulatedCarrier({ dialMs: 20, ringMs: 60, talkMs: 2_000 }) };
+    const { call_id } = await dialCall(slow, { accountId, from_number: FROM, to_number: '+14155550009' });
+    const first = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      deps: slow,
+    });
+    await first.runUntil(async () => {
+      for (let i = 0; i < 100; i += 1) {
+        const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+        if (row.status === 'ongoing') return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('the call never connected');
+    });
+    expect((await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status).toBe('ongoing');
+
+    const second = await createWorker({
+      connection: nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      deps: slow,
+    });
+    await second.runUntil(() => client.workflow.getHandle(workflowIds.call(call_id)).result());
+    const call = await getCall(deps, { accountId, callId: call_id });
+    expect(call.call_status).toBe('ended');
+    expect(call.duration_ms).toBe(2_000);
+    expect(await eventsOf(call_id)).toEqual([
+      ['initiated', null],
+      ['ringing', null],
+      ['ongoing', null],
+      ['ended', null],
+    ]);
+  });
+});

@@ -1,0 +1,34 @@
+import { proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { CallStatusAttribute, type CallWorkflowInput } from '../contracts';
+
+const { placeCall, checkCall, handleCallEnded } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+
+/** Floor for the wait between carrier checks, so a misbehaving carrier cannot spin the workflow. */
+const MIN_CHECK_INTERVAL_MS = 50;
+
+/**
+ * One call, from dial to its terminal status: asks the carrier where the call stands, sleeps (a
+ * durable timer) until the next change is due, and records each transition. The activities are
+ * idempotent, so a worker crash at any point resumes here without double-dialing or lost states.
+ * The input carries the call id only; everything else is read from Postgres.
+ */
+export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ status: string }> {
+  let progress = await placeCall(callId);
+  let shown = progress.status;
+  upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
+  while (!progress.terminal) {
+    await sleep(Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS));
+    progress = await checkCall(callId);
+    if (progress.status !== shown) {
+      shown = progress.status;
+      upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
+    }
+  }
+  // The call-end step: webhooks, notification emails and campaign advancement attach here.
+  const ended = await handleCallEnded(callId);
+  return { status: ended.status };
+}

@@ -1,0 +1,84 @@
+import type { Prisma } from '@voice/db';
+import type { z } from 'zod';
+import type { FullCall, LightweightCall, OlderFullCall, OlderLightweightCall, UpdatedCall } from './schemas';
+import { TERMINAL_STATUSES } from './schemas';
+
+export const callInclude = {
+  agent: { select: { id: true, name: true } },
+  account: true,
+} satisfies Prisma.CallInclude;
+export type CallRow = Prisma.CallGetPayload<{ include: typeof callInclude }>;
+
+/**
+ * Call timing, in Unix ms: `start_timestamp` is when the call was placed (dial accepted),
+ * `end_timestamp` when it reached a terminal status, `duration_ms` the connected (talk) time: from
+ * answer to end, 0 for a call that never connected. So start + duration <= end.
+ */
+export function callTiming(row: CallRow) {
+  const start = row.createdAt.getTime();
+  const end = row.endedAt?.getTime() ?? null;
+  const duration = row.connectedAt && row.endedAt ? row.endedAt.getTime() - row.connectedAt.getTime() : 0;
+  return { start, end, duration };
+}
+
+export const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+export function toLightweightCall(row: CallRow, { includeSummary = false } = {}): LightweightCall {
+  const { start, duration } = callTiming(row);
+  return {
+    call_id: row.id,
+    call_type: row.callType as 'phone_call',
+    call_status: row.status,
+    disconnection_reason: row.disconnectionReason as LightweightCall['disconnection_reason'],
+    agent: { name: row.agent.name, version: row.agentVersion },
+    from_number: row.fromNumber,
+    to_number: row.toNumber,
+    direction: row.direction,
+    start_timestamp: start,
+    duration_ms: duration,
+    is_test_call: row.isTestCall,
+    ...(includeSummary ? { summary: row.summary } : {}),
+  };
+}
+
+export function toFullCall(row: CallRow, recordingUrl: string | null): FullCall {
+  const { summary: _omitted, ...light } = toLightweightCall(row);
+  return {
+    ...light,
+    transcript: row.transcript as FullCall['transcript'],
+    detected_gender: row.detectedGender as FullCall['detected_gender'],
+    recording_url: recordingUrl,
+    summary: row.summary,
+    vars_provided: row.varsProvided as Record<string, string>,
+    vars_extracted: row.varsExtracted as Record<string, string>,
+    vars_collected: row.varsCollected as FullCall['vars_collected'],
+  };
+}
+
+function olderExtras(row: CallRow) {
+  return {
+    agent: { id: row.agent.id, name: row.agent.name, version: row.agentVersion },
+    account: { id: row.account.id, name: row.account.name },
+    // The simulated carrier bills nothing; a real carrier adapter reports the cost here.
+    call_cost: null,
+  };
+}
+
+export const toOlderLightweightCall = (row: CallRow): z.infer<typeof OlderLightweightCall> => ({
+  ...toLightweightCall(row),
+  ...olderExtras(row),
+});
+
+export const toOlderFullCall = (
+  row: CallRow,
+  recordingUrl: string | null,
+): z.infer<typeof OlderFullCall> => ({
+  ...toFullCall(row, recordingUrl),
+  ...olderExtras(row),
+});
+
+export const toUpdatedCall = (row: CallRow, recordingUrl: string | null): z.infer<typeof UpdatedCall> => ({
+  ...toOlderFullCall(row, recordingUrl),
+  metadata: (row.metadata as Record<string, unknown> | null) ?? null,
+  end_timestamp: callTiming(row).end,
+});

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { loadAgent, providedVariables, type AgentRow } from '../agents';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { parseE164 } from '../phone';
+import { withIdempotency } from '../idempotency';
+import { inAccount } from '../scope';
+import type { DialCallData, DialCallOutput } from './schemas';
+
+/** Variables whose names begin with `_` are call-local: never stored. */
+export function storableVariables(vars: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('_')));
+}
+
+function mergedVariables(agent: AgentRow, given: Record<string, string>): Record<string, string> {
+  const defaults = Object.fromEntries(
+    providedVariables(agent)
+      .filter((variable) => variable.default !== null)
+      .map((variable) => [variable.name, variable.default as string]),
+  );
+  return storableVariables({ ...defaults, ...given });
+}
+
+/**
+ * Places an outbound call. Everything is checked before anything is written; then the call row is
+ * committed and its workflow started. Should the start fail (Temporal down, a crash in between), the
+ * row waits with `workflow_started_at` unset and the worker's relay starts it, so a call row never
+ * lacks its workflow for long and a workflow never lacks its row.
+ */
+export async function dialCall(
+  deps: CoreDeps,
+  {
+    accountId,
+    campaignId = null,
+    ...input
+  }: { accountId: string; campaignId?: string | null } & DialCallData,
+): Promise<DialCallOutput> {
+  const { db, clock } = deps;
+  const fromNumber = parseE164(input.from_number, 'from_number');
+  const toNumber = parseE164(input.to_number, 'to_number');
+  const number = await db.phoneNumber.findFirst({ where: inAccount(accountId, { number: fromNumber }) });
+  if (!number) throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
+
+  let agent: AgentRow;
+  if (input.override_agent_id !== undefined) {
+    agent = await loadAgent(db, accountId, input.override_agent_id);
+  } else if (number.agentId) {
+    agent = await loadAgent(db, accountId, number.agentId);
+  } else {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `from_number ${fromNumber} has no agent assigned; assign one or pass override_agent_id`,
+    );
+  }
+  if (!agent.active) throw new AppError('VALIDATION_FAILED', 'The agent is not active');
+
+  const testContact = await db.testContact.findFirst({
+    where: inAccount(accountId, { phoneNumber: toNumber }),
+  });
+  const callId = randomUUID();
+  const now = clock.now();
+  await db.call.create({
+    data: {
+      id: callId,
+      accountId,
+      agentId: agent.id,
+      agentVersion: agent.version,
+      campaignId,
+      fromNumber,
+      toNumber,
+      isTestCall: testContact !== null,
+      varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
+      createdAt: now,
+      events: { create: { status: 'initiated', at: now } },
+    },
+  });
+  await startCallWorkflow(deps, { callId, accountId, agentId: agent.id, campaignId });
+  return {
+    call_id: callId,
+    call_status: 'initiated',
+    call_type: 'phone_call',
+    agent_id: agent.id,
+    from_number: fromNumber,
+    to_number: toNumber,
+    direction: 'outgoing',
+  };
+}
+
+/** Starts the workflow and records that it started; a failure leaves the row for the relay. */
+async function startCallWorkflow(
+  { db, clock, callWorkflows }: CoreDeps,
+  call: { callId: string; accountId: string; agentId: string; campaignId: string | null },
+): Promise<boolean> {
+  try {
+    await callWorkflows.startCallWorkflow(call);
+  } catch {
+    return false;
+  }
+  await db.call.update({ where: { id: call.callId }, data: { workflowStartedAt: clock.now() } });
+  return true;
+}
+
+/**
+ * The relay: starts the workflows of calls whose start did not happen (or was not recorded).
+ * Starting is idempotent by workflow id, so a call whose workflow did start is simply marked.
+ */
+export async function startPendingCallWorkflows(
+  deps: CoreDeps,
+  { olderThanMs = 5_000, batch = 100 }: { olderThanMs?: number; batch?: number } = {},
+): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - olderThanMs);
+  const pending = await deps.db.call.findMany({
+    where: { workflowStartedAt: null, createdAt: { lte: cutoff } },
+    orderBy: { createdAt: 'asc' },
+    take: batch,
+    select: { id: true, accountId: true, agentId: true, campaignId: true },
+  });
+  let started = 0;
+  for (const call of pending) {
+    if (
+      await startCallWorkflow(deps, {
+        callId: call.id,
+        accountId: call.accountId,
+        agentId: call.agentId,
+        campaignId: call.campaignId,
+      })
+    ) {
+      started += 1;
+    }
+  }
+  return started;
+}
+
+/** call-dial with an optional Idempotency-Key (DESIGN: replay, 422 on a different body, 409 while running). */
+export function dialCallIdempotently(
+  deps: CoreDeps,
+  { idempotencyKey, ...options }: { accountId: string; idempotencyKey?: string } & DialCallData,
+) {
+  return withIdempotency(
+    deps,
+    {
+      accountId: options.accountId,
+      key: idempotencyKey,
+      operation: 'call-dial',
+      request: options,
+      status: 201,
+    },
+    () => dialCall(deps, options),
+  );
+}

@@ -1,0 +1,80 @@
+import type { Db } from '@voice/db';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { inAccount } from '../scope';
+import { callInclude, toFullCall, toOlderFullCall, toUpdatedCall, type CallRow } from './call-view';
+import { renderRecordingWav, signedRecordingUrl, verifyRecordingSignature } from './recordings';
+import type { FullCall } from './schemas';
+import type { TranscriptEntry } from './conversation';
+import { callTiming } from './call-view';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
+
+/** The account's call, or 404 (unknown, malformed, another account's, or deleted). */
+export async function loadCall(db: Db, accountId: string, callId: string): Promise<CallRow> {
+  if (!UUID.test(callId)) throw callNotFound();
+  const row = await db.call.findFirst({
+    where: inAccount(accountId, { id: callId, deletedAt: null }),
+    include: callInclude,
+  });
+  if (!row) throw callNotFound();
+  return row;
+}
+
+export async function getCall(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+): Promise<FullCall> {
+  const row = await loadCall(deps.db, accountId, callId);
+  return toFullCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
+}
+
+export async function getOlderCall(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+) {
+  const row = await loadCall(deps.db, accountId, callId);
+  return toOlderFullCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
+}
+
+/** Older update-call: replaces the call's metadata. */
+export async function updateCallMetadata(
+  deps: CoreDeps,
+  { accountId, callId, metadata }: { accountId: string; callId: string; metadata: Record<string, unknown> },
+) {
+  const existing = await loadCall(deps.db, accountId, callId);
+  const row = await deps.db.call.update({
+    where: { id: existing.id },
+    data: { metadata: metadata as object },
+    include: callInclude,
+  });
+  return toUpdatedCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
+}
+
+/** The recording behind a signed URL; no credentials needed, the signature is the authorization. */
+export async function getRecording(
+  deps: CoreDeps,
+  params: { callId: string; expires: string; signature: string },
+): Promise<Buffer> {
+  if (!UUID.test(params.callId) || !verifyRecordingSignature(deps.config, params, deps.clock.now())) {
+    throw new AppError('FORBIDDEN', 'The recording link is invalid or has expired');
+  }
+  const row = await deps.db.call.findFirst({
+    where: { id: params.callId, deletedAt: null },
+    include: callInclude,
+  });
+  if (!row || !row.connectedAt || !row.endedAt) throw new AppError('NOT_FOUND', 'Recording not found');
+  return renderRecordingWav(callTiming(row).duration, row.transcript as unknown as TranscriptEntry[]);
+}
+
+/** Dashboard (JWT) users only: deleted calls vanish from lists, gets and counts. */
+export async function deleteCall(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+) {
+  const row = await loadCall(deps.db, accountId, callId);
+  await deps.db.call.update({ where: { id: row.id }, data: { deletedAt: deps.clock.now() } });
+  return { deleted: true };
+}

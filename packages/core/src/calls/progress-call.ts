@@ -1,0 +1,202 @@
+import type { CallStatus, Prisma } from '@voice/db';
+import { agentInclude, extractedVariables } from '../agents';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
+import type { ConversationEngine } from './conversation';
+import { TERMINAL_STATUSES } from './schemas';
+
+/** What the call workflow needs besides the core dependencies. */
+export interface CallRuntime {
+  carrier: Carrier;
+  conversation: ConversationEngine;
+}
+
+export interface CallProgress {
+  status: CallStatus;
+  terminal: boolean;
+  /** When to look again, for a call still in progress. */
+  nextCheckInMs: number;
+}
+
+const ORDER: CallStatus[] = ['initiated', 'ringing', 'ongoing'];
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+
+/** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
+export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus; reason: string | null } {
+  switch (outcome) {
+    case 'completed':
+      return { status: 'ended', reason: null };
+    case 'user_hangup':
+      return { status: 'user_hangup', reason: null };
+    case 'agent_hangup':
+      return { status: 'agent_hangup', reason: null };
+    case 'busy':
+      return { status: 'busy', reason: 'busy' };
+    case 'declined':
+      return { status: 'busy', reason: 'declined' };
+    case 'no_answer':
+      return { status: 'no_answer', reason: 'no_answer' };
+    default:
+      return { status: 'error', reason: outcome };
+  }
+}
+
+async function loadCallForProgress(db: CoreDeps['db'], callId: string) {
+  const call = await db.call.findUnique({
+    where: { id: callId },
+    include: { agent: { include: agentInclude } },
+  });
+  if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
+  return call;
+}
+
+const done = (status: CallStatus): CallProgress => ({ status, terminal: true, nextCheckInMs: 0 });
+
+/** Dials through the carrier (once: a retried activity finds the carrier call id already stored). */
+export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return done(call.status);
+  if (!call.carrierCallId) {
+    const placedAt = deps.clock.now();
+    try {
+      const { carrierCallId } = await deps.carrier.placeCall({
+        callId,
+        from: call.fromNumber,
+        to: call.toNumber,
+        placedAt,
+      });
+      await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
+    } catch (error) {
+      if (!(error instanceof CarrierRefusal)) throw error;
+      await finish(deps, callId, { outcome: error.outcome, answeredAt: null, endedAt: placedAt });
+      return done('error');
+    }
+  }
+  return checkCall(deps, callId);
+}
+
+/** Asks the carrier where the call stands and records every transition since the last look. */
+export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return done(call.status);
+  if (!call.carrierCallId) return placeCall(deps, callId);
+  const now = deps.clock.now();
+  const state: CarrierCallState = await deps.carrier.getCallState(call.carrierCallId, now);
+  switch (state.phase) {
+    case 'dialing':
+      return { status: call.status, terminal: false, nextCheckInMs: state.nextCheckInMs };
+    case 'ringing':
+      await advance(deps, callId, call.status, 'ringing', now);
+      return { status: 'ringing', terminal: false, nextCheckInMs: state.nextCheckInMs };
+    case 'answered':
+      await advance(deps, callId, call.status, 'ringing', state.answeredAt);
+      await advance(deps, callId, 'ringing', 'ongoing', state.answeredAt);
+      return { status: 'ongoing', terminal: false, nextCheckInMs: state.nextCheckInMs };
+    case 'ended': {
+      const status = await finish(deps, callId, state);
+      return done(status);
+    }
+  }
+}
+
+/** Moves a call forward (never back) and records the transition with its time. */
+async function advance(
+  { db }: CoreDeps,
+  callId: string,
+  from: CallStatus,
+  to: CallStatus,
+  at: Date,
+): Promise<void> {
+  if (ORDER.indexOf(to) <= ORDER.indexOf(from)) return;
+  await db.$transaction([
+    db.call.updateMany({
+      where: { id: callId, status: { in: ORDER.slice(0, ORDER.indexOf(to)) } },
+      data: { status: to, ...(to === 'ongoing' ? { connectedAt: at } : {}) },
+    }),
+    db.callEvent.createMany({ data: [{ callId, status: to, at }], skipDuplicates: true }),
+  ]);
+}
+
+/**
+ * The end of the call: the conversation and its analysis for connected calls, then the terminal
+ * status, in one transaction. Only the first finish counts.
+ */
+async function finish(
+  deps: CoreDeps & CallRuntime,
+  callId: string,
+  ended: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date },
+): Promise<CallStatus> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return call.status;
+  const { status, reason } = terminalStatusFor(ended.outcome);
+  const events: Prisma.CallEventCreateManyInput[] = [];
+  let analysis: Prisma.CallUpdateManyMutationInput = {};
+  if (ended.answeredAt) {
+    events.push(
+      { callId, status: 'ringing', at: ended.answeredAt },
+      { callId, status: 'ongoing', at: ended.answeredAt },
+    );
+    const agent = call.agent;
+    const result = await deps.conversation.converse({
+      callId,
+      agent: {
+        name: agent.name,
+        agentType: agent.agentType,
+        prompt: agent.prompt,
+        welcomeMessage: agent.welcomeMessage,
+        variablesExtracted: extractedVariables(agent),
+        flow:
+          agent.agentType === 'conversationalFlow'
+            ? (agent.flowDefinition as { nodes: { id: string; type: string; text?: string }[] })
+            : null,
+      },
+      varsProvided: call.varsProvided as Record<string, string>,
+      talkMs: ended.endedAt.getTime() - ended.answeredAt.getTime(),
+      endedBy:
+        ended.outcome === 'user_hangup' ? 'caller' : ended.outcome === 'agent_hangup' ? 'agent' : 'completed',
+    });
+    analysis = {
+      connectedAt: ended.answeredAt,
+      transcript: result.transcript as unknown as Prisma.InputJsonValue,
+      summary: result.summary,
+      varsExtracted: result.varsExtracted,
+      varsCollected: Object.fromEntries(
+        Object.entries(result.varsCollected).filter(([name]) => !name.startsWith('_')),
+      ),
+      detectedGender: result.detectedGender,
+    };
+  } else if (
+    ended.outcome !== 'not_in_service' &&
+    ended.outcome !== 'carrier_rejected' &&
+    ended.outcome !== 'failed'
+  ) {
+    events.push({ callId, status: 'ringing', at: ended.endedAt });
+  }
+  events.push({ callId, status, reason, at: ended.endedAt });
+  await deps.db.$transaction([
+    deps.db.call.updateMany({
+      where: { id: callId, status: { in: ORDER } },
+      data: { status, disconnectionReason: reason, endedAt: ended.endedAt, ...analysis },
+    }),
+    deps.db.callEvent.createMany({ data: events, skipDuplicates: true }),
+  ]);
+  return (await deps.db.call.findUniqueOrThrow({ where: { id: callId }, select: { status: true } })).status;
+}
+
+/**
+ * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
+ * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
+ */
+export async function handleCallEnded({ db }: CoreDeps, callId: string) {
+  const call = await db.call.findUniqueOrThrow({
+    where: { id: callId },
+    select: { status: true, accountId: true, agentId: true, campaignId: true },
+  });
+  return {
+    status: call.status,
+    accountId: call.accountId,
+    agentId: call.agentId,
+    campaignId: call.campaignId,
+  };
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+
+export const CALL_STATUSES = [
+  'initiated',
+  'ringing',
+  'ongoing',
+  'ended',
+  'busy',
+  'no_answer',
+  'error',
+  'user_hangup',
+  'agent_hangup',
+] as const;
+export const TERMINAL_STATUSES = [
+  'ended',
+  'busy',
+  'no_answer',
+  'error',
+  'user_hangup',
+  'agent_hangup',
+] as const;
+export type CallStatusName = (typeof CALL_STATUSES)[number];
+export const DISCONNECTION_REASONS = [
+  'no_answer',
+  'busy',
+  'declined',
+  'not_in_service',
+  'carrier_rejected',
+  'failed',
+] as const;
+
+const VariableValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+const Variables = z.record(z.string(), VariableValue);
+
+export const DialCallInput = z.object({
+  from_number: z.string(),
+  to_number: z.string(),
+  override_agent_id: z.string().optional(),
+  vars_provided: Variables.optional(),
+});
+export type DialCallInput = z.input<typeof DialCallInput>;
+export type DialCallData = z.output<typeof DialCallInput>;
+
+/** The older create-phone-call: the same request with `dynamic_variables`. */
+export const CreatePhoneCallInput = DialCallInput.omit({ vars_provided: true }).extend({
+  dynamic_variables: Variables.optional(),
+});
+
+export const DialCallOutput = z.object({
+  call_id: z.uuid(),
+  call_status: z.literal('initiated'),
+  call_type: z.literal('phone_call'),
+  agent_id: z.uuid(),
+  from_number: z.string(),
+  to_number: z.string(),
+  direction: z.literal('outgoing'),
+});
+export type DialCallOutput = z.infer<typeof DialCallOutput>;
+
+export const CallIdParams = z.object({ call_id: z.string() });
+
+const Threshold = z.object({
+  lower_threshold: z.number().int('must be an integer (Unix ms)').optional(),
+  upper_threshold: z.number().int('must be an integer (Unix ms)').optional(),
+});
+
+export const ListCallsInput = z.object({
+  filter_criteria: z
+    .object({
+      agent_id: z.array(z.uuid('must be a UUID')).optional(),
+      call_status: z.array(z.enum(CALL_STATUSES)).optional(),
+      direction: z.array(z.enum(['incoming', 'outgoing'])).optional(),
+      start_timestamp: Threshold.optional(),
+      include_test_calls: z.boolean().default(false),
+      include_summary: z.boolean().default(false),
+    })
+    .default({ include_test_calls: false, include_summary: false }),
+  sort_order: z.enum(['ascending', 'descending']).default('descending'),
+  limit: z
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .default(50),
+  pagination_key: z.string().optional(),
+});
+export type ListCallsInput = z.input<typeof ListCallsInput>;
+export type ListCallsData = z.output<typeof ListCallsInput>;
+
+export const UpdateCallInput = z.object({
+  metadata: z
+    .record(z.string(), z.unknown(), 'metadata must be an object')
+    .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= 50 * 1024, 'must be at most 50 KB'),
+});
+
+const TranscriptEntry = z.object({
+  role: z.enum(['agent', 'caller', 'system']),
+  content: z.string(),
+  timestamp_ms: z.number().int(),
+});
+
+export const LightweightCall = z.object({
+  call_id: z.uuid(),
+  call_type: z.enum(['phone_call', 'web_call']),
+  call_status: z.enum(CALL_STATUSES),
+  disconnection_reason: z.enum(DISCONNECTION_REASONS).nullable(),
+  agent: z.object({ name: z.string(), version: z.number().int() }),
+  from_number: z.string(),
+  to_number: z.string(),
+  direction: z.enum(['incoming', 'outgoing']),
+  start_timestamp: z.number().int(),
+  duration_ms: z.number().int(),
+  is_test_call: z.boolean(),
+  summary: z.string().nullable().optional(),
+});
+export type LightweightCall = z.infer<typeof LightweightCall>;
+
+export const FullCall = LightweightCall.omit({ summary: true }).extend({
+  transcript: z.array(TranscriptEntry),
+  detected_gender: z.enum(['male', 'female']).nullable(),
+  recording_url: z.string().nullable(),
+  summary: z.string().nullable(),
+  vars_provided: z.record(z.string(), z.string()),
+  vars_extracted: z.record(z.string(), z.string()),
+  vars_collected: z.record(z.string(), z.union([z.string(), z.array(z.record(z.string(), z.string()))])),
+});
+export type FullCall = z.infer<typeof FullCall>;
+
+export const CallListOutput = z.object({ calls: z.array(LightweightCall), total_count: z.number().int() });
+export type CallListOutput = z.infer<typeof CallListOutput>;
+
+const OlderExtras = {
+  agent: z.object({ id: z.uuid(), name: z.string(), version: z.number().int() }),
+  account: z.object({ id: z.uuid(), name: z.string() }),
+  call_cost: z.object({ combined_cost: z.number(), currency: z.string() }).nullable(),
+};
+export const OlderLightweightCall = LightweightCall.extend(OlderExtras);
+export const OlderFullCall = FullCall.extend(OlderExtras);
+export const UpdatedCall = OlderFullCall.extend({
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  end_timestamp: z.number().int().nullable(),
+});
