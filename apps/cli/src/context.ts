@@ -14,15 +14,26 @@ import { env } from './env';
 export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T> {
   if (!env.databaseUrl) throw new AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
   const db = createDb(env.databaseUrl, { maxConnections: 2 });
+  const temporal = env.temporalAddress
+    ? await (
+        await import('./temporal')
+      ).connectCallWorkflows({
+        address: env.temporalAddress,
+        namespace: env.temporalNamespace,
+        taskQueue: env.temporalTaskQueue,
+      })
+    : null;
+  const callWorkflows = temporal?.starter ?? deferredCallWorkflows;
   try {
     return await fn({
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      callWorkflows: deferredCallWorkflows,
+      callWorkflows,
       config: { jwtSecret: env.jwtSecret, webhookAllowedHosts: env.webhookAllowedHosts },
     });
   } finally {
+    await temporal?.close();
     await db.$disconnect();
   }
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts';
 import { registerAgentCommands } from './commands/agents';
+import { registerCallCommands } from './commands/calls';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
 import { registerSeedCommands } from './commands/seed';
@@ -11,6 +12,7 @@ export function createProgram(): Command {
     .showHelpAfterError();
   registerAccountCommands(program);
   registerAgentCommands(program);
+  registerCallCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);
   registerSeedCommands(program);
