@@ -1,8 +1,13 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@voice/dev';
+import { Client, Connection } from '@temporalio/client';
+import { addPhoneNumber, createAccount, dialCall, getCall } from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import { createCallWorkflowStarter } from './starters';
+import { workflowIds } from './contracts';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -56,5 +61,80 @@ describe('worker process', () => {
     }
     expect(await exited, output).toBe(0);
     expect(output).toContain('worker stopped');
+  });
+});
+
+function startWorkerProcess(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [TSX, MAIN], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+describe('a worker process killed mid-call', () => {
+  it('leaves the call to the next worker, which completes it with a consistent row', async () => {
+    const { deps, database: db2 } = await createTestDeps();
+    const address = inject('temporalAddress');
+    const connection = await Connection.connect({ address });
+    const taskQueue = `kill-test-${await freePort()}`;
+    const env = {
+      DATABASE_URL: db2.url,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      JWT_SECRET: 'x'.repeat(32),
+      SIMULATOR_DIAL_MS: '50',
+      SIMULATOR_RING_MS: '100',
+      SIMULATOR_TALK_MS: '4000',
+      LOG_LEVEL: 'warn',
+    };
+    try {
+      const { account } = await createAccount(deps, { name: 'Kill' });
+      const agent = await deps.db.agent.create({
+        data: { accountId: account.id, name: 'Bot', voiceId: 'he-ori', prompt: 'Hi.' },
+      });
+      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550170' });
+      await deps.db.phoneNumber.update({ where: { number: '+14155550170' }, data: { agentId: agent.id } });
+
+      const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      const client = new Client({ connection });
+      const { call_id } = await dialCall(
+        { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+        { accountId: account.id, from_number: '+14155550170', to_number: '+14155550009' },
+      );
+      const deadline = Date.now() + 60_000;
+      while ((await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status !== 'ongoing') {
+        if (Date.now() > deadline) throw new Error(`call never connected: ${first.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect((await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status).toBe('ongoing');
+
+      const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      try {
+        expect(await client.workflow.getHandle(workflowIds.call(call_id)).result()).toEqual({
+          status: 'ended',
+        });
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+      const call = await getCall(deps, { accountId: account.id, callId: call_id });
+      expect([call.call_status, call.duration_ms]).toEqual(['ended', 4000]);
+      const events = await deps.db.callEvent.findMany({ where: { callId: call_id }, orderBy: { at: 'asc' } });
+      expect(events.map((event) => event.status)).toEqual(['initiated', 'ringing', 'ongoing', 'ended']);
+    } finally {
+      await connection.close();
+      await db2.drop();
+    }
   });
 });
