@@ -1,0 +1,68 @@
+import { TRPCError } from '@trpc/server';
+import { createTestDeps } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedAccount } from '../../../test/harness';
+import { createCaller } from '../root';
+
+let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];
+let database: TestDatabase;
+let alpha: Awaited<ReturnType<typeof seedAccount>>;
+let beta: Awaited<ReturnType<typeof seedAccount>>;
+
+beforeAll(async () => {
+  ({ deps, database } = await createTestDeps());
+  alpha = await seedAccount(deps, 'Alpha', ['+14155550100']);
+  beta = await seedAccount(deps, 'Beta', ['+14155550102']);
+});
+afterAll(() => database.drop());
+
+const as = (key: string) => createCaller({ deps, requestId: 'test', authorization: `Bearer ${key}` });
+
+describe('calls.* procedures', () => {
+  it('dial (idempotent), get, list, update metadata and manage test contacts', async () => {
+    const api = as(alpha.key);
+    const dialed = await api.calls.dial({
+      from_number: '+14155550100',
+      to_number: '+14155550199',
+      idempotency_key: 'k1',
+    });
+    expect(
+      await api.calls.dial({ from_number: '+14155550100', to_number: '+14155550199', idempotency_key: 'k1' }),
+    ).toEqual(dialed);
+    expect(await api.calls.get({ call_id: dialed.call_id })).toMatchObject({
+      call_id: dialed.call_id,
+      call_status: 'initiated',
+    });
+    expect(await api.calls.list()).toMatchObject({ total_count: 1, calls: [{ call_id: dialed.call_id }] });
+    const updated = await api.calls.updateMetadata({ call_id: dialed.call_id, metadata: { ticket: 7 } });
+    expect(updated.metadata).toEqual({ ticket: 7 });
+
+    await api.calls.testContacts.add({ phone_number: '+14155550188', name: 'QA phone' });
+    expect(await api.calls.testContacts.list()).toEqual([
+      expect.objectContaining({ phone_number: '+14155550188', name: 'QA phone' }),
+    ]);
+    const testCall = await api.calls.dial({ from_number: '+14155550100', to_number: '+14155550188' });
+    expect((await api.calls.get({ call_id: testCall.call_id })).is_test_call).toBe(true);
+    await api.calls.testContacts.remove({ phone_number: '+14155550188' });
+    expect(await api.calls.testContacts.list()).toEqual([]);
+  });
+
+  it("keeps calls inside their account and refuses another account's number", async () => {
+    const dialed = await as(alpha.key).calls.dial({ from_number: '+14155550100', to_number: '+14155550199' });
+    const notFound = await as(beta.key)
+      .calls.get({ call_id: dialed.call_id })
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
+    expect([notFound?.code, notFound?.message]).toEqual(['NOT_FOUND', 'Call not found']);
+    const forbidden = await as(beta.key)
+      .calls.dial({ from_number: '+14155550100', to_number: '+14155550199' })
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
+    expect(forbidden?.code).toBe('FORBIDDEN');
+  });
+});
