@@ -5,6 +5,7 @@ import { registerCallCommands } from './commands/calls';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
 import { registerSeedCommands } from './commands/seed';
+import { registerTestContactCommands } from './commands/test-contacts';
 
 export function createProgram(): Command {
   const program = new Command('voice')
@@ -16,5 +17,6 @@ export function createProgram(): Command {
   registerKeyCommands(program);
   registerNumberCommands(program);
   registerSeedCommands(program);
+  registerTestContactCommands(program);
   return program;
 }

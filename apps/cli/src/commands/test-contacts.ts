@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import {
+  AddTestContactInput,
+  addTestContact,
+  listTestContacts,
+  parseInput,
+  removeTestContact,
+} from '@voice/core';
+import { withAccount } from '../context';
+import { printRecord, printRows } from '../output';
+
+export function registerTestContactCommands(program: Command): void {
+  const contacts = program
+    .command('test-contacts')
+    .description(
+      "Manage an account's test contacts (calls to them are test calls, left out of lists by default)",
+    );
+  contacts
+    .command('add')
+    .argument('<phone-number>', 'E.164')
+    .requiredOption('--account <id>', 'account id')
+    .option('--name <name>', 'who this phone belongs to')
+    .option('--json', 'print JSON')
+    .action((phoneNumber: string, options: { account: string; name?: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) => {
+        const input = parseInput(AddTestContactInput, { phone_number: phoneNumber, name: options.name });
+        printRecord(await addTestContact(deps, { accountId, ...input }), options);
+      }),
+    );
+  contacts
+    .command('list')
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print JSON')
+    .action((options: { account: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) =>
+        printRows(
+          await listTestContacts(deps, { accountId }),
+          ['phone_number', 'name', 'created_at'],
+          options,
+        ),
+      ),
+    );
+  contacts
+    .command('remove')
+    .argument('<phone-number>', 'E.164')
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print JSON')
+    .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
+      withAccount(options.account, async (deps, accountId) =>
+        printRecord(await removeTestContact(deps, { accountId, phone_number: phoneNumber }), options),
+      ),
+    );
+}

@@ -1,0 +1,115 @@
+// Dial throughput: 2,000 dials over HTTP with zero-duration simulated calls, beside the rate at which
+// the same Temporal server starts and completes an empty workflow.
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, DefaultLogger, Runtime } from '@temporalio/worker';
+import {
+  addPhoneNumber,
+  createAccount,
+  deferredCallWorkflows,
+  systemClock,
+  systemResolver,
+} from '@voice/core';
+import { freePort } from '@voice/dev';
+import { benchEnvironment, machine, pool, startApp, waitForHttp } from './harness';
+
+const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const bench = await benchEnvironment();
+const { db } = bench.database;
+const deps = {
+  db,
+  clock: systemClock,
+  resolveHost: systemResolver,
+  callWorkflows: deferredCallWorkflows,
+  config: { jwtSecret: 'x'.repeat(32) },
+};
+const { account, key } = await createAccount(deps, { name: 'Bench' });
+const agent = await db.agent.create({
+  data: { accountId: account.id, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
+});
+await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550100' });
+await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId: agent.id } });
+
+const env = {
+  DATABASE_URL: bench.database.url,
+  TEMPORAL_ADDRESS: bench.temporal.address,
+  JWT_SECRET: 'x'.repeat(32),
+  SIMULATOR_DIAL_MS: '0',
+  SIMULATOR_RING_MS: '0',
+  SIMULATOR_TALK_MS: '0',
+};
+const apiPort = await freePort();
+const api = startApp('api', { ...env, PORT: String(apiPort) });
+const workerHealthPort = await freePort();
+const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(workerHealthPort) });
+await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+
+// Dials: accepted rate, and the rate at which calls reach a terminal status.
+const started = performance.now();
+let failures = 0;
+await pool(TOTAL, CONCURRENCY, async (i) => {
+  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/call-dial`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      from_number: '+14155550100',
+      to_number: `+1415555${String(2000 + (i % 7000)).padStart(4, '0')}`,
+    }),
+  });
+  if (response.status !== 201) failures += 1;
+  await response.arrayBuffer();
+});
+const acceptedSeconds = (performance.now() - started) / 1000;
+const terminal = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'] as const;
+for (;;) {
+  const done = await db.call.count({ where: { status: { in: [...terminal] } } });
+  if (done >= TOTAL - failures) break;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+const terminalSeconds = (performance.now() - started) / 1000;
+const apiRss = api.peakRssMb();
+const workerRss = worker.peakRssMb();
+await api.stop();
+await worker.stop();
+
+// Baseline: the same server starting and completing empty workflows, with an in-process worker.
+const connection = await Connection.connect({ address: bench.temporal.address });
+const client = new Client({ connection });
+const nativeConnection = await NativeConnection.connect({ address: bench.temporal.address });
+const taskQueue = `empty-${randomUUID()}`;
+const emptyWorker = await Worker.create({
+  connection: nativeConnection,
+  taskQueue,
+  workflowsPath: fileURLToPath(new URL('./empty.workflow.ts', import.meta.url)),
+});
+const baselineSeconds = await emptyWorker.runUntil(async () => {
+  const t0 = performance.now();
+  await pool(TOTAL, CONCURRENCY, async (i) => {
+    await client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${i}-${randomUUID()}` });
+  });
+  return (performance.now() - t0) / 1000;
+});
+await connection.close();
+await nativeConnection.close();
+await bench.close();
+
+const dialRate = TOTAL / acceptedSeconds;
+const callRate = TOTAL / terminalSeconds;
+const emptyRate = TOTAL / baselineSeconds;
+console.log(`dial benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(
+  `  ${TOTAL} dials over HTTP, ${CONCURRENCY} at a time, zero-duration simulated calls (${failures} failed)`,
+);
+console.log(`  dials accepted:         ${dialRate.toFixed(1)}/s (${acceptedSeconds.toFixed(1)} s)`);
+console.log(
+  `  calls terminal:         ${callRate.toFixed(1)}/s (${terminalSeconds.toFixed(1)} s from first dial)`,
+);
+console.log(`  empty workflows:        ${emptyRate.toFixed(1)}/s (start + complete, same server)`);
+console.log(`  ratio calls/empty:      ${(callRate / emptyRate).toFixed(2)} (aim >= 0.5)`);
+console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB`);
+process.exit(0);

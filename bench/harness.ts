@@ -1,0 +1,117 @@
+// Shared pieces of the benchmarks: a fresh database, a Temporal dev server, and the api and worker as
+// real processes whose peak RSS (VmHWM) is read from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+
+const TSX = createRequire(import.meta.url).resolve('tsx/cli');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export interface AppProcess {
+  child: ChildProcess;
+  /** Peak resident set size so far, in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export function startApp(app: 'api' | 'worker', env: Record<string, string>): AppProcess {
+  const child = spawn(process.execPath, [TSX, `${root}apps/${app}/src/main.ts`], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  let peak = 0;
+  return {
+    child,
+    peakRssMb() {
+      // tsx runs the app in a child node process; measure the process tree's largest member.
+      for (const pid of [child.pid, ...childrenOf(child.pid!)]) {
+        try {
+          const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+          if (match) peak = Math.max(peak, Number(match[1]) / 1024);
+        } catch {
+          // exited
+        }
+      }
+      return Math.round(peak);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export interface BenchEnvironment {
+  database: TestDatabase;
+  temporal: RunningTemporal;
+  close(): Promise<void>;
+}
+
+export async function benchEnvironment(): Promise<BenchEnvironment> {
+  const database = await createTestDatabase();
+  const temporal = await startTemporal({ port: await freePort(), headless: true });
+  return {
+    database,
+    temporal,
+    async close() {
+      await temporal.stop();
+      await database.drop();
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/** Runs `task` `total` times with at most `concurrency` at once. */
+export async function pool(
+  total: number,
+  concurrency: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+export const machine = () => {
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
+  const cores = readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? 0;
+  const memGb = Math.round(
+    Number(/MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024 / 1024,
+  );
+  return `${cores} cores (${cpu}), ${memGb} GB RAM, Node ${process.version}`;
+};
