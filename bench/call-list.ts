@@ -2,26 +2,18 @@
 // directly against Postgres (the ratio shows what the API adds).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { createAccount, deferredCallWorkflows, systemClock, systemResolver } from '@voice/core';
 import { freePort } from '@voice/dev';
-import { benchEnvironment, machine, percentile, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, machine, percentile, startApp, waitForHttp } from './harness';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 
 const bench = await benchEnvironment();
 const { db } = bench.database;
-const deps = {
-  db,
-  clock: systemClock,
-  resolveHost: systemResolver,
-  callWorkflows: deferredCallWorkflows,
-  config: { jwtSecret: 'x'.repeat(32) },
-};
-const { account, key } = await createAccount(deps, { name: 'Bench' });
+const { accountId, key } = await benchAccount(db);
 const agents = await Promise.all(
   [1, 2, 3, 4].map((n) =>
-    db.agent.create({ data: { accountId: account.id, name: `Agent ${n}`, voiceId: 'he-ori' } }),
+    db.agent.create({ data: { accountId: accountId, name: `Agent ${n}`, voiceId: 'he-ori' } }),
   ),
 );
 
@@ -38,7 +30,7 @@ await sql.query(
           i % 50 = 0, 'summary', ts, ts + interval '5 seconds', ts + interval '65 seconds', ts
      FROM generate_series(1, $3::int) AS i,
           LATERAL (SELECT timestamptz '2026-10-01' + (i * (30 * 86400.0 / $3)) * interval '1 second' AS ts) t`,
-  [account.id, agents.map((a) => a.id), CALLS],
+  [accountId, agents.map((a) => a.id), CALLS],
 );
 await sql.query('ANALYZE calls');
 const seedSeconds = (performance.now() - seedStart) / 1000;
@@ -126,11 +118,11 @@ for (const combo of combos) {
         `SELECT c.*, a.name AS agent_name FROM calls c JOIN agents a ON a.id = c.agent_id
           WHERE c.account_id = $1 AND c.deleted_at IS NULL AND ${combo.where.replace(/\b(agent_id|status|direction|created_at|is_test_call)\b/g, 'c.$1')}
           ORDER BY c.created_at ${order}, c.id ${order} LIMIT ${limit}`,
-        [account.id, ...combo.params],
+        [accountId, ...combo.params],
       ),
       sql.query(
         `SELECT count(*) FROM calls WHERE account_id = $1 AND deleted_at IS NULL AND ${combo.where}`,
-        [account.id, ...combo.params],
+        [accountId, ...combo.params],
       ),
     ]);
     direct.push(performance.now() - t1);

@@ -4,15 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, DefaultLogger, Runtime } from '@temporalio/worker';
-import {
-  addPhoneNumber,
-  createAccount,
-  deferredCallWorkflows,
-  systemClock,
-  systemResolver,
-} from '@voice/core';
+import { addPhoneNumber } from '@voice/core';
 import { freePort } from '@voice/dev';
-import { benchEnvironment, machine, pool, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, machine, pool, startApp, waitForHttp } from './harness';
 
 const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -20,18 +14,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const bench = await benchEnvironment();
 const { db } = bench.database;
-const deps = {
-  db,
-  clock: systemClock,
-  resolveHost: systemResolver,
-  callWorkflows: deferredCallWorkflows,
-  config: { jwtSecret: 'x'.repeat(32) },
-};
-const { account, key } = await createAccount(deps, { name: 'Bench' });
+const { deps, accountId, key } = await benchAccount(db);
 const agent = await db.agent.create({
-  data: { accountId: account.id, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
+  data: { accountId: accountId, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
 });
-await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550100' });
+await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
 await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId: agent.id } });
 
 const env = {

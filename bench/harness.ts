@@ -5,6 +5,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
+import {
+  createAccount,
+  deferredCallWorkflows,
+  systemClock,
+  systemResolver,
+  type CoreDeps,
+} from '@voice/core';
+import type { Db } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -115,3 +123,16 @@ export const machine = () => {
   );
   return `${cores} cores (${cpu}), ${memGb} GB RAM, Node ${process.version}`;
 };
+
+/** Core dependencies for seeding from a benchmark script, and an account with an API key. */
+export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId: string; key: string }> {
+  const deps: CoreDeps = {
+    db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    callWorkflows: deferredCallWorkflows,
+    config: { jwtSecret: 'x'.repeat(32) },
+  };
+  const { account, key } = await createAccount(deps, { name: 'Bench' });
+  return { deps, accountId: account.id, key };
+}

@@ -1,18 +1,8 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import {
-  addPhoneNumber,
-  checkCall,
-  createAccount,
-  createSimulatedCarrier,
-  deterministicConversationEngine,
-  placeCall,
-} from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
+import { addPhoneNumber, createAccount } from '@voice/core';
+import { createTestDeps, runCallToEnd } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../bin/voice.mjs', import.meta.url));
+import { voiceCli } from '../test/voice';
 
 let database: TestDatabase;
 let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];
@@ -30,18 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-function voice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url };
-    delete env.TEMPORAL_ADDRESS;
-    const child = spawn(process.execPath, [BIN, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const voice = (...args: string[]) => voiceCli(database.url)(...args);
 
 describe('voice calls', () => {
   it('dials, lists, shows and watches a call', async () => {
@@ -61,16 +40,7 @@ describe('voice calls', () => {
     expect(dialed.code, dialed.stderr).toBe(0);
     const { call_id } = JSON.parse(dialed.stdout) as { call_id: string };
     // Without TEMPORAL_ADDRESS the CLI leaves the start to the worker's relay; run the call here instead.
-    const runtime = {
-      ...deps,
-      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 5, talkMs: 20 }),
-      conversation: deterministicConversationEngine,
-    };
-    let progress = await placeCall(runtime, call_id);
-    while (!progress.terminal) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(1, progress.nextCheckInMs)));
-      progress = await checkCall(runtime, call_id);
-    }
+    expect(await runCallToEnd(deps, call_id, { dialMs: 0, ringMs: 5, talkMs: 20 })).toBe('ended');
 
     const listed = await voice('calls', 'list', '--account', account);
     expect(listed.stdout).toContain(call_id);

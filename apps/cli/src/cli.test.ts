@@ -1,12 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../bin/voice.mjs', import.meta.url));
+import { voiceCli } from '../test/voice';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -14,18 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-function voice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, WEBHOOK_ALLOWED_HOSTS: 'orders.example.com' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const voice = (...args: string[]) =>
+  voiceCli(database.url, { WEBHOOK_ALLOWED_HOSTS: 'orders.example.com' })(...args);
 
 async function json<T>(...args: string[]): Promise<T> {
   const result = await voice(...args, '--json');

@@ -21,3 +21,4 @@ export * from './network/public-address';
 export * from './agents';
 export * from './calls';
 export * from './idempotency';
+export * from './config';

@@ -6,16 +6,12 @@ import {
   OlderLightweightCall,
   UpdatedCall,
   addTestContact,
-  checkCall,
-  createSimulatedCarrier,
   createUser,
-  deterministicConversationEngine,
-  placeCall,
   signUserToken,
   signedRecordingUrl,
   callInclude,
 } from '@voice/core';
-import { TEST_JWT_SECRET } from '@voice/core/testing';
+import { TEST_JWT_SECRET, runCallToEnd } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
 import { createCaller } from '../trpc/root';
@@ -53,10 +49,6 @@ const keysOf = (value: unknown) => Object.keys(value as Json).sort();
 let api: TestApi;
 let alpha: Awaited<ReturnType<typeof seedAccount>>;
 let beta: Awaited<ReturnType<typeof seedAccount>>;
-const runtime = {
-  carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 5, talkMs: 40 }),
-  conversation: deterministicConversationEngine,
-};
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -78,16 +70,7 @@ afterAll(() => api.close());
 const dial = (body: unknown, init: { key?: string; headers?: Record<string, string> } = {}) =>
   http(`${api.url}/functions/v1/call-dial`, { method: 'POST', key: alpha.key, body, ...init });
 
-/** Runs a call to its end with the same activities the workflow runs (no Temporal needed here). */
-async function complete(callId: string) {
-  const deps = { ...api.deps, ...runtime };
-  let progress = await placeCall(deps, callId);
-  while (!progress.terminal) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(1, progress.nextCheckInMs)));
-    progress = await checkCall(deps, callId);
-  }
-  return progress.status;
-}
+const complete = (callId: string) => runCallToEnd(api.deps, callId);
 
 describe('call-dial', () => {
   it('accepts a call: 201 with exactly the spec fields, variables merged, call-local ones dropped', async () => {

@@ -1,4 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
+import { deterministicConversationEngine } from '../calls/conversation';
+import { checkCall, placeCall, type CallProgress } from '../calls/progress-call';
 import { deferredCallWorkflows, type Clock, type CoreDeps } from '../deps';
 import type { HostResolver } from '../network/resolver';
 
@@ -49,4 +52,26 @@ export async function createTestDeps(
     },
     database,
   };
+}
+
+/**
+ * Runs a call to its end with the same activities the call workflow runs, in this process, for tests
+ * that need finished calls without a Temporal worker.
+ */
+export async function runCallToEnd(
+  deps: CoreDeps,
+  callId: string,
+  carrier: SimulatedCarrierOptions = { dialMs: 0, ringMs: 5, talkMs: 40 },
+): Promise<CallProgress['status']> {
+  const runtime = {
+    ...deps,
+    carrier: createSimulatedCarrier(carrier),
+    conversation: deterministicConversationEngine,
+  };
+  let progress = await placeCall(runtime, callId);
+  while (!progress.terminal) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, progress.nextCheckInMs)));
+    progress = await checkCall(runtime, callId);
+  }
+  return progress.status;
 }

@@ -1,20 +1,17 @@
 import { TRPCError } from '@trpc/server';
 import { createFlowAgent } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedAccount } from '../../../test/harness';
+import { twoAccounts } from '../../../test/harness';
 import { createCaller } from '../root';
 
-let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];
+let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];
 let database: TestDatabase;
-let alpha: Awaited<ReturnType<typeof seedAccount>>;
-let beta: Awaited<ReturnType<typeof seedAccount>>;
+let alpha: Awaited<ReturnType<typeof twoAccounts>>['alpha'];
+let beta: Awaited<ReturnType<typeof twoAccounts>>['beta'];
 
 beforeAll(async () => {
-  ({ deps, database } = await createTestDeps());
-  alpha = await seedAccount(deps, 'Alpha', ['+14155550100']);
-  beta = await seedAccount(deps, 'Beta', ['+14155550102']);
+  ({ deps, database, alpha, beta } = await twoAccounts());
 });
 afterAll(() => database.drop());
 
