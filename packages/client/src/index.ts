@@ -23,3 +23,4 @@ export function createVoiceClient({ baseUrl, token, fetch }: VoiceClientOptions)
     ],
   });
 }
+export * from './webhooks';

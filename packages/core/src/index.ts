@@ -22,3 +22,4 @@ export * from './agents';
 export * from './calls';
 export * from './idempotency';
 export * from './config';
+export * from './webhooks/signing';

@@ -310,6 +310,11 @@ describe('agent-create validation', () => {
       new RegExp(`^webhooks\\[0\\]\\.headers: header ${name} is reserved$`),
     ]),
     [
+      'whsec_ secret that is not base64',
+      { ...base, webhooks: [{ name: 'h', url: 'https://a.example/', secret: 'whsec_not base64!!' }] },
+      /^webhooks\[0\]\.secret: a whsec_ secret must be whsec_ followed by base64/,
+    ],
+    [
       'header value with a line break',
       {
         ...base,

@@ -104,6 +104,12 @@ export const WebhookInput = z.object({
     .string()
     .min(8, 'must be at least 8 characters')
     .max(256, 'must be at most 256 characters')
+    .refine(
+      (secret) =>
+        !secret.startsWith('whsec_') ||
+        /^whsec_(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(secret),
+      'a whsec_ secret must be whsec_ followed by base64 of at least 12 bytes',
+    )
     .optional(),
   headers: WebhookHeaders.optional(),
 });
