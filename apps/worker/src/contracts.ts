@@ -17,8 +17,15 @@ export const CallStatusAttribute = defineSearchAttributeKey('CallStatus', Search
 export const workflowIds = {
   diagnostics: (runId: string) => `diagnostics-${runId}`,
   call: (callId: string) => `call-${callId}`,
+  webhookDelivery: (deliveryId: string) => `webhook-${deliveryId}`,
 };
 
 export interface CallWorkflowInput {
   callId: string;
+}
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** Delays before each retry, in milliseconds; no secrets or payloads ever enter a workflow. */
+  retryScheduleMs: number[];
 }

@@ -17,6 +17,10 @@ export interface CoreConfig {
   webhookAllowedHosts?: readonly string[];
   /** The API's public base URL, for links the API hands out (signed recording URLs). */
   publicUrl?: string;
+  /** Delays before each webhook retry; DESIGN's schedule (5 s ... 10 h) when omitted. Tests shorten it. */
+  webhookRetryScheduleMs?: readonly number[];
+  /** Timeout of one webhook attempt; 15 s when omitted. */
+  webhookTimeoutMs?: number;
 }
 
 /** Starts a call's workflow; idempotent (starting an already started call is a no-op). */

@@ -23,3 +23,5 @@ export * from './calls';
 export * from './idempotency';
 export * from './config';
 export * from './webhooks/signing';
+export * from './webhooks/send';
+export * from './webhooks/deliveries';

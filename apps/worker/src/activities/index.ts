@@ -1,5 +1,7 @@
 import {
+  attemptDelivery,
   checkCall,
+  failDelivery,
   handleCallEnded,
   placeCall,
   runDiagnostics,
@@ -13,6 +15,8 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   placeCall: (callId: string) => placeCall(deps, callId),
   checkCall: (callId: string) => checkCall(deps, callId),
   handleCallEnded: (callId: string) => handleCallEnded(deps, callId),
+  attemptDelivery: (deliveryId: string, number: number) => attemptDelivery(deps, { deliveryId, number }),
+  failDelivery: (deliveryId: string) => failDelivery(deps, deliveryId),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

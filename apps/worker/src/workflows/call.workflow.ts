@@ -1,6 +1,20 @@
-import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { CallStatusAttribute, type CallWorkflowInput } from '../contracts';
+import {
+  AccountIdAttribute,
+  AgentIdAttribute,
+  CallStatusAttribute,
+  workflowIds,
+  type CallWorkflowInput,
+} from '../contracts';
+import { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 
 const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 };
 
@@ -33,7 +47,19 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
       upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
     }
   }
-  // The call-end step: webhooks, notification emails and campaign advancement attach here.
+  // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
+  // own workflow, which outlives this one. Notification emails and campaigns attach here as well.
   const ended = await handleCallEnded(callId);
+  for (const delivery of ended.deliveries) {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
+      args: [{ deliveryId: delivery.deliveryId, retryScheduleMs: delivery.retryScheduleMs }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: AccountIdAttribute, value: delivery.accountId },
+        { key: AgentIdAttribute, value: delivery.agentId },
+      ],
+    });
+  }
   return { status: ended.status };
 }

@@ -1,2 +1,3 @@
 export * from './diagnostics.workflow';
 export * from './call.workflow';
+export * from './webhook-delivery.workflow';

@@ -27,7 +27,7 @@ export async function webhookUrlProblem(
   return check.ok ? null : `url must point to a public address: ${check.reason}`;
 }
 
-function isAllowListed(url: URL, allowList: readonly string[]): boolean {
+export function isAllowListed(url: URL, allowList: readonly string[]): boolean {
   const host = url.hostname.toLowerCase();
   return allowList.includes(host) || (url.port !== '' && allowList.includes(`${host}:${url.port}`));
 }

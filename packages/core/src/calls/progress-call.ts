@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
 import type { ConversationEngine } from './conversation';
+import { recordCallEndedEvent } from '../webhooks/deliveries';
 import { TERMINAL_STATUSES } from './schemas';
 
 /** What the call workflow needs besides the core dependencies. */
@@ -188,15 +189,17 @@ async function finish(
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
  * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
  */
-export async function handleCallEnded({ db }: CoreDeps, callId: string) {
-  const call = await db.call.findUniqueOrThrow({
+export async function handleCallEnded(deps: CoreDeps, callId: string) {
+  const call = await deps.db.call.findUniqueOrThrow({
     where: { id: callId },
     select: { status: true, accountId: true, agentId: true, campaignId: true },
   });
+  const deliveries = await recordCallEndedEvent(deps, callId);
   return {
     status: call.status,
     accountId: call.accountId,
     agentId: call.agentId,
     campaignId: call.campaignId,
+    deliveries,
   };
 }

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import {
+  addPhoneNumber,
+  createAccount,
+  createAgent,
+  createSimulatedCarrier,
+  deterministicConversationEngine,
+  dialCall,
+  signWebhook,
+  type CallRuntime,
+  type CoreDeps,
+} from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { workflowIds } from '../contracts';
+import { createCallWorkflowStarter } from '../starters';
+import { createWorker } from '../worker';
+
+const SECRET = 'whsec_ZGVsaXZlcnktc2VjcmV0LWZvci10ZXN0cw==';
+const HEADER_VALUE = 'custom-header-value-9c1e';
+
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+}
+
+let database: TestDatabase;
+let receiver: Server;
+let port: number;
+const received: Received[] = [];
+const hits = new Map<string, number>();
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      received.push({ path, headers: req.headers, body, at: Date.now() });
+      const hit = (hits.get(path) ?? 0) + 1;
+      hits.set(path, hit);
+      if (path === '/flaky') res.writeHead(hit === 1 ? 500 : 200).end(hit === 1 ? 'try again' : 'ok');
+      else if (path === '/redirect')
+        res.writeHead(302, { location: `http://127.0.0.1:${port}/redirect-target` }).end();
+      else if (path === '/slow') setTimeout(() => res.writeHead(200).end('late'), 1500);
+      else if (path === '/retry-after')
+        res.writeHead(hit === 1 ? 503 : 200, hit === 1 ? { 'retry-after': '3' } : {}).end();
+      else if (path === '/gone') res.writeHead(410).end('unsubscribed');
+      else res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  port = (receiver.address() as { port: number }).port;
+});
+afterAll(async () => {
+  receiver?.close();
+  await database?.drop();
+});
+
+describe('webhook delivery on a real dev server, worker and receiver', () => {
+  it('signs, retries, records every attempt, honours Retry-After, does not follow redirects and stops on 410', async () => {
+    const made = await createTestDeps();
+    database = made.database;
+    const address = inject('temporalAddress');
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = `webhooks-${randomUUID()}`;
+    const deps: CoreDeps & CallRuntime = {
+      ...made.deps,
+      config: {
+        ...made.deps.config,
+        // The loopback receiver is admitted by the allow-list, in this test's configuration only.
+        webhookAllowedHosts: [`127.0.0.1:${port}`],
+        webhookRetryScheduleMs: [1200, 1200],
+        webhookTimeoutMs: 500,
+      },
+      callWorkflows: createCallWorkflowStarter(client, taskQueue),
+      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
+      conversation: deterministicConversationEngine,
+    };
+    try {
+      const { account } = await createAccount(deps, { name: 'Hooks' });
+      const base = `http://127.0.0.1:${port}`;
+      const agent = await createAgent(deps, {
+        accountId: account.id,
+        name: 'Hooked',
+        prompt: 'Hi.',
+        language: 'en',
+        voice: 'Steve',
+        welcome_message: '',
+        variables_provided: [],
+        variables_extracted: [],
+        notification_emails: [],
+        webhooks: ['flaky', 'redirect', 'slow', 'retry-after', 'gone'].map((name) => ({
+          name,
+          url: `${base}/${name}`,
+          secret: SECRET,
+          headers: { 'X-Tenant': HEADER_VALUE },
+        })),
+      });
+      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550180' });
+      await deps.db.phoneNumber.update({
+        where: { number: '+14155550180' },
+        data: { agentId: agent.agent_id },
+      });
+
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        deps,
+      });
+      const { call_id } = await dialCall(deps, {
+        accountId: account.id,
+        from_number: '+14155550180',
+        to_number: '+14155550009',
+      });
+      const outcomes = await worker.runUntil(async () => {
+        await client.workflow.getHandle(workflowIds.call(call_id)).result();
+        const deliveries = await deps.db.webhookDelivery.findMany({ include: { event: true } });
+        const results = await Promise.all(
+          deliveries.map((d) => client.workflow.getHandle(workflowIds.webhookDelivery(d.id)).result()),
+        );
+        return Object.fromEntries(deliveries.map((d, i) => [new URL(d.url).pathname, results[i]]));
+      });
+      expect(outcomes).toEqual({
+        '/flaky': 'delivered',
+        '/redirect': 'failed',
+        '/slow': 'failed',
+        '/retry-after': 'delivered',
+        '/gone': 'gone',
+      });
+
+      // Every request is signed; the id is the event id on every attempt, the timestamp is per attempt.
+      const event = await deps.db.webhookEvent.findFirstOrThrow({ where: { callId: call_id } });
+      for (const request of received) {
+        expect(request.headers['webhook-id']).toBe(event.id);
+        expect(request.headers['x-service-event']).toBe('call_ended');
+        expect(request.headers['x-tenant']).toBe(HEADER_VALUE);
+        const timestamp = Number(request.headers['webhook-timestamp']);
+        expect(request.headers['webhook-signature']).toBe(
+          signWebhook({ secret: SECRET, id: event.id, timestamp, body: request.body }),
+        );
+        expect(request.headers['x-service-signature']).toBe(request.headers['webhook-signature']);
+        expect(JSON.parse(request.body)).toMatchObject({
+          event: 'call_ended',
+          event_id: event.id,
+          call: { call_id, call_status: 'ended' },
+        });
+      }
+      const flaky = received.filter((r) => r.path === '/flaky');
+      expect(flaky).toHaveLength(2);
+      expect(Number(flaky[1]!.headers['webhook-timestamp'])).toBeGreaterThan(
+        Number(flaky[0]!.headers['webhook-timestamp']),
+      );
+
+      const attempts = async (path: string) => {
+        const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+          where: { url: `${base}${path}` },
+          include: { attempts: { orderBy: { number: 'asc' } } },
+        });
+        return { status: delivery.status, attempts: delivery.attempts };
+      };
+      const flakyDelivery = await attempts('/flaky');
+      expect(flakyDelivery.attempts.map((a) => [a.number, a.statusCode, a.responseBody])).toEqual([
+        [1, 500, 'try again'],
+        [2, 200, 'ok'],
+      ]);
+      const redirect = await attempts('/redirect');
+      expect([redirect.status, redirect.attempts.map((a) => a.statusCode)]).toEqual([
+        'failed',
+        [302, 302, 302],
+      ]);
+      expect(received.some((r) => r.path === '/redirect-target')).toBe(false);
+      const slow = await attempts('/slow');
+      expect(slow.attempts.map((a) => a.error)).toEqual(Array(3).fill('timed out after 500 ms'));
+      const retried = received.filter((r) => r.path === '/retry-after');
+      expect(retried[1]!.at - retried[0]!.at).toBeGreaterThanOrEqual(2900);
+      const gone = await attempts('/gone');
+      expect([gone.status, gone.attempts.length]).toEqual(['disabled', 1]);
+      const webhook = await deps.db.agentWebhook.findFirstOrThrow({ where: { url: `${base}/gone` } });
+      expect([webhook.enabled, webhook.disabledReason]).toEqual([false, 'The receiver answered 410 Gone']);
+
+      // No secret or header value in any workflow history.
+      const ids = [
+        workflowIds.call(call_id),
+        ...(await deps.db.webhookDelivery.findMany()).map((d) => workflowIds.webhookDelivery(d.id)),
+      ];
+      for (const id of ids) {
+        const history = JSON.stringify(await client.workflow.getHandle(id).fetchHistory());
+        expect(history).not.toContain(SECRET);
+        expect(history).not.toContain(SECRET.slice('whsec_'.length));
+        expect(history).not.toContain(HEADER_VALUE);
+      }
+    } finally {
+      await connection.close();
+      await nativeConnection.close();
+    }
+  });
+});

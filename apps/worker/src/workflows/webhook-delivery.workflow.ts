@@ -1,0 +1,32 @@
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { WebhookDeliveryInput } from '../contracts';
+
+const { attemptDelivery, failDelivery } = proxyActivities<Activities>({
+  // An attempt times out after 15 s on its own; this bounds the activity around it.
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/** ±20%, from the workflow's deterministic random source, so replays wait the same time. */
+const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+
+/**
+ * One event to one webhook: a first try, then a retry after each delay of the schedule until a 2xx.
+ * `Retry-After` from the receiver replaces the scheduled delay; 410 disables the webhook and stops.
+ * The input holds ids and delays only: the URL, secret and headers are read inside the activity.
+ */
+export async function webhookDeliveryWorkflow({
+  deliveryId,
+  retryScheduleMs,
+}: WebhookDeliveryInput): Promise<string> {
+  for (let number = 1; number <= retryScheduleMs.length + 1; number += 1) {
+    const result = await attemptDelivery(deliveryId, number);
+    if (result.outcome !== 'retry') return result.outcome;
+    const scheduled = retryScheduleMs[number - 1];
+    if (scheduled === undefined) break;
+    await sleep(result.retryAfterMs ?? jitter(scheduled));
+  }
+  await failDelivery(deliveryId);
+  return 'failed';
+}

@@ -1,0 +1,98 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isAllowListed } from '../agents/webhook-config';
+import type { CoreDeps } from '../deps';
+import { bareHost, checkPublicHost } from '../network/public-address';
+
+export const RESPONSE_BODY_LIMIT = 2048;
+
+export interface SendResult {
+  statusCode?: number;
+  error?: string;
+  latencyMs: number;
+  /** The first 2 KB of the response body. */
+  body?: string;
+  retryAfter?: string;
+}
+
+/**
+ * POSTs a webhook. The public-address rule is checked again now, against what the host resolves to
+ * at this moment, and the connection goes to exactly the address that was checked, so a DNS answer
+ * that changes between the check and the connect (DNS rebinding) cannot reach a private network.
+ * Redirects are not followed (a 3xx is a failed attempt); the whole request has a time limit.
+ */
+export async function sendWebhook(
+  { resolveHost, config }: Pick<CoreDeps, 'resolveHost' | 'config'>,
+  {
+    url,
+    headers,
+    body,
+    timeoutMs,
+  }: { url: string; headers: Record<string, string>; body: string; timeoutMs: number },
+): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return { error: 'invalid URL', latencyMs: elapsed() };
+  }
+  let address: string;
+  if (isAllowListed(target, config.webhookAllowedHosts ?? [])) {
+    const host = bareHost(target.hostname);
+    address = isIP(host) ? host : ((await resolveHost(host).catch(() => []))[0] ?? '');
+    if (!address) return { error: `${host} does not resolve`, latencyMs: elapsed() };
+  } else {
+    if (target.protocol !== 'https:') return { error: 'url must use https', latencyMs: elapsed() };
+    const check = await checkPublicHost(target.hostname, resolveHost);
+    if (!check.ok) return { error: `refused: ${check.reason}`, latencyMs: elapsed() };
+    address = check.addresses[0]!;
+  }
+  const family = isIP(address);
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<SendResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, latencyMs: elapsed() });
+    };
+    const request = (target.protocol === 'https:' ? https : http).request(
+      target,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () =>
+          finish({
+            statusCode: response.statusCode,
+            body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+            retryAfter: response.headers['retry-after'],
+          });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= RESPONSE_BODY_LIMIT) {
+            done();
+            response.destroy();
+          }
+        });
+        response.on('end', done);
+        response.on('error', done);
+      },
+    );
+    const timer = setTimeout(() => {
+      finish({ error: `timed out after ${timeoutMs} ms` });
+      request.destroy();
+    }, timeoutMs);
+    request.on('error', (error) => finish({ error: error.message }));
+    request.end(body);
+  });
+}
