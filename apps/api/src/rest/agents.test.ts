@@ -434,6 +434,19 @@ describe('agent-modify', () => {
     expect((replaced.json.webhooks as Json[]).map((w) => [w.name, w.has_secret])).toEqual([['New', false]]);
     expect(await version()).toBe(3);
 
+    // A webhook disabled by a 410 comes back when the same list is sent again.
+    await api.deps.db.agentWebhook.updateMany({
+      where: { agentId: id },
+      data: { enabled: false, disabledReason: '410' },
+    });
+    await call(`/functions/v1/agent-modify/${id}`, {
+      method: 'PATCH',
+      body: { webhooks: [{ name: 'New', url: 'https://new.example/h' }] },
+    });
+    expect(
+      (await api.deps.db.agentWebhook.findMany({ where: { agentId: id } })).map((w) => w.enabled),
+    ).toEqual([true]);
+
     const cleared = await call(`/functions/v1/agent-modify/${id}`, {
       method: 'PATCH',
       body: { webhooks: [] },

@@ -28,7 +28,14 @@ function editableState(row: AgentRow) {
     variablesProvided: providedVariables(row),
     variablesExtracted: extractedVariables(row),
     notificationEmails: row.notificationEmails,
-    webhooks: row.webhooks.map(({ name, url, secret, headers }) => ({ name, url, secret, headers })),
+    // `enabled` is part of the state: resending a webhook that a 410 disabled turns it back on.
+    webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
+      name,
+      url,
+      secret,
+      headers,
+      enabled,
+    })),
   };
 }
 
@@ -60,7 +67,13 @@ export async function modifyAgent(
       : before.variablesExtracted,
     notificationEmails: input.notification_emails ?? before.notificationEmails,
     webhooks: input.webhooks
-      ? webhookRows(input.webhooks).map(({ name, url, secret, headers }) => ({ name, url, secret, headers }))
+      ? webhookRows(input.webhooks).map(({ name, url, secret, headers }) => ({
+          name,
+          url,
+          secret,
+          headers,
+          enabled: true,
+        }))
       : before.webhooks,
   };
   if (isDeepStrictEqual(before, after)) return toAgentView(current);
