@@ -44,6 +44,11 @@ let engineModule: Promise<SchemaEngineModule> | undefined;
 /** The package imports its .wasm as an ES module, which Node cannot; instantiate it by hand. */
 function loadSchemaEngine(): Promise<SchemaEngineModule> {
   engineModule ??= (async () => {
+    // The bindings report a Rust panic through this global; without it the panic's message is lost.
+    const globals = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
+    globals.PRISMA_WASM_PANIC_REGISTRY ??= {
+      set_message: (message) => console.error(`[schema engine panic] ${message}`),
+    };
     const require = createRequire(import.meta.url);
     const dir = require.resolve('@prisma/schema-engine-wasm').replace(/schema_engine\.js$/, '');
     const bindings = (await import(`${dir}schema_engine_bg.js`)) as SchemaEngineModule;
@@ -60,7 +65,9 @@ function loadSchemaEngine(): Promise<SchemaEngineModule> {
 /** The SQL script from an empty database to the given Prisma schema (`prisma migrate diff --from-empty`). */
 export async function sqlForSchema(schema: string, connectionString: string): Promise<string> {
   const { SchemaEngine } = await loadSchemaEngine();
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString }));
+  // Our own pool, so it can be closed: the engine does not release the adapter's connections.
+  const pool = new pg.Pool({ connectionString, max: 1 });
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, adapter);
   try {
     const result = await engine.diff({
@@ -73,6 +80,7 @@ export async function sqlForSchema(schema: string, connectionString: string): Pr
     return result.stdout;
   } finally {
     engine.free();
+    await pool.end();
   }
 }
 
