@@ -205,3 +205,77 @@ describe('webhook delivery on a real dev server, worker and receiver', () => {
     }
   });
 });
+
+describe('webhook delivery and DNS rebinding', () => {
+  it('refuses a host that resolved to a public address when saved and to 127.0.0.1 at delivery', async () => {
+    const made = await createTestDeps();
+    const address = inject('temporalAddress');
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = `rebind-${randomUUID()}`;
+    const table: Record<string, string[]> = { 'rebind.example': ['93.184.215.14'] };
+    const deps: CoreDeps & CallRuntime = {
+      ...made.deps,
+      resolveHost: async (host) => table[host] ?? [],
+      config: { ...made.deps.config, webhookRetryScheduleMs: [100] },
+      callWorkflows: createCallWorkflowStarter(client, taskQueue),
+      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
+      conversation: deterministicConversationEngine,
+    };
+    try {
+      const { account } = await createAccount(deps, { name: 'Rebind' });
+      const agent = await createAgent(deps, {
+        accountId: account.id,
+        name: 'Rebound',
+        prompt: 'Hi.',
+        language: 'en',
+        voice: 'Steve',
+        welcome_message: '',
+        variables_provided: [],
+        variables_extracted: [],
+        notification_emails: [],
+        webhooks: [{ name: 'rebind', url: `https://rebind.example:${port}/hook` }],
+      });
+      // Saved while the name pointed at a public address; now it points at the loopback receiver.
+      table['rebind.example'] = ['127.0.0.1'];
+      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550181' });
+      await deps.db.phoneNumber.update({
+        where: { number: '+14155550181' },
+        data: { agentId: agent.agent_id },
+      });
+      const before = received.length;
+
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        deps,
+      });
+      const { call_id } = await dialCall(deps, {
+        accountId: account.id,
+        from_number: '+14155550181',
+        to_number: '+14155550009',
+      });
+      const outcome = await worker.runUntil(async () => {
+        await client.workflow.getHandle(workflowIds.call(call_id)).result();
+        const delivery = await deps.db.webhookDelivery.findFirstOrThrow({ where: { accountId: account.id } });
+        return client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
+      });
+      expect(outcome).toBe('failed');
+      const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+        where: { accountId: account.id },
+        include: { attempts: { orderBy: { number: 'asc' } } },
+      });
+      expect(delivery.attempts.map((a) => [a.statusCode, a.error])).toEqual([
+        [null, 'refused: rebind.example resolves to 127.0.0.1, which is a loopback address'],
+        [null, 'refused: rebind.example resolves to 127.0.0.1, which is a loopback address'],
+      ]);
+      expect(received.length).toBe(before);
+    } finally {
+      await connection.close();
+      await nativeConnection.close();
+      await made.database.drop();
+    }
+  });
+});
