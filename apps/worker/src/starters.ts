@@ -8,6 +8,7 @@ import {
   workflowIds,
 } from './contracts';
 import type { callWorkflow } from './workflows/call.workflow';
+import type { webhookDeliveryWorkflow } from './workflows/webhook-delivery.workflow';
 
 /** Starts call workflows with their business id and search attributes; a second start is a no-op. */
 export function createCallWorkflowStarter(client: Client, taskQueue: string): CallWorkflowStarter {
@@ -23,6 +24,22 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
             { key: AgentIdAttribute, value: agentId },
             { key: CallStatusAttribute, value: 'initiated' },
             ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
+          ],
+        });
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+    },
+    async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {
+      try {
+        await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+          workflowId: workflowIds.webhookDelivery(deliveryId),
+          taskQueue,
+          args: [{ deliveryId, retryScheduleMs }],
+          typedSearchAttributes: [
+            { key: AccountIdAttribute, value: accountId },
+            { key: AgentIdAttribute, value: agentId },
           ],
         });
       } catch (error) {

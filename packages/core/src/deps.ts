@@ -23,13 +23,19 @@ export interface CoreConfig {
   webhookTimeoutMs?: number;
 }
 
-/** Starts a call's workflow; idempotent (starting an already started call is a no-op). */
+/** Starts the service's workflows; idempotent (starting an already started one is a no-op). */
 export interface CallWorkflowStarter {
   startCallWorkflow(call: {
     callId: string;
     accountId: string;
     agentId: string;
     campaignId: string | null;
+  }): Promise<void>;
+  startWebhookDelivery(delivery: {
+    deliveryId: string;
+    accountId: string;
+    agentId: string;
+    retryScheduleMs: number[];
   }): Promise<void>;
 }
 
@@ -50,5 +56,8 @@ export interface CoreDeps {
 export const deferredCallWorkflows: CallWorkflowStarter = {
   async startCallWorkflow() {
     throw new Error('No Temporal connection here; the worker relay will start this call');
+  },
+  async startWebhookDelivery() {
+    throw new Error('No Temporal connection here');
   },
 };

@@ -25,3 +25,4 @@ export * from './config';
 export * from './webhooks/signing';
 export * from './webhooks/send';
 export * from './webhooks/deliveries';
+export * from './webhooks/operators';

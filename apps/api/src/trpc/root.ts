@@ -3,6 +3,7 @@ import { apiKeysRouter } from './routers/api-keys';
 import { callsRouter } from './routers/calls';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { voicesRouter } from './routers/voices';
+import { webhooksRouter } from './routers/webhooks';
 import { createCallerFactory, router } from './trpc';
 
 export const appRouter = router({
@@ -11,6 +12,7 @@ export const appRouter = router({
   calls: callsRouter,
   phoneNumbers: phoneNumbersRouter,
   voices: voicesRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -217,7 +217,7 @@ describe('call workflow on a real dev server and worker', () => {
   it('starts a call whose workflow start failed, through the relay, and completes it', async () => {
     const withoutTemporal = {
       ...deps,
-      callWorkflows: { startCallWorkflow: () => Promise.reject(new Error('down')) },
+      callWorkflows: { ...deps.callWorkflows, startCallWorkflow: () => Promise.reject(new Error('down')) },
     };
     const { call_id } = await dialCall(withoutTemporal, {
       accountId,

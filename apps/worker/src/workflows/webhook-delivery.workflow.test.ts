@@ -9,6 +9,9 @@ import {
   createSimulatedCarrier,
   deterministicConversationEngine,
   dialCall,
+  getDelivery,
+  listDeliveries,
+  redeliver,
   signWebhook,
   type CallRuntime,
   type CoreDeps,
@@ -52,6 +55,7 @@ beforeAll(async () => {
       else if (path === '/retry-after')
         res.writeHead(hit === 1 ? 503 : 200, hit === 1 ? { 'retry-after': '3' } : {}).end();
       else if (path === '/gone') res.writeHead(410).end('unsubscribed');
+      else if (path === '/ok') res.writeHead(200).end('ok');
       else res.writeHead(404).end();
     });
   });
@@ -272,6 +276,103 @@ describe('webhook delivery and DNS rebinding', () => {
         [null, 'refused: rebind.example resolves to 127.0.0.1, which is a loopback address'],
       ]);
       expect(received.length).toBe(before);
+    } finally {
+      await connection.close();
+      await nativeConnection.close();
+      await made.database.drop();
+    }
+  });
+});
+
+describe('webhook delivery operations', () => {
+  it('lists and shows deliveries with their attempts, and redelivers with the same webhook-id', async () => {
+    const made = await createTestDeps();
+    const address = inject('temporalAddress');
+    const nativeConnection = await NativeConnection.connect({ address });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = `operators-${randomUUID()}`;
+    const deps: CoreDeps & CallRuntime = {
+      ...made.deps,
+      config: {
+        ...made.deps.config,
+        webhookAllowedHosts: [`127.0.0.1:${port}`],
+        webhookRetryScheduleMs: [100],
+      },
+      callWorkflows: createCallWorkflowStarter(client, taskQueue),
+      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
+      conversation: deterministicConversationEngine,
+    };
+    try {
+      const { account } = await createAccount(deps, { name: 'Ops' });
+      const other = await createAccount(deps, { name: 'Other' });
+      const agent = await createAgent(deps, {
+        accountId: account.id,
+        name: 'Ops agent',
+        prompt: 'Hi.',
+        language: 'en',
+        voice: 'Steve',
+        welcome_message: '',
+        variables_provided: [],
+        variables_extracted: [],
+        notification_emails: [],
+        webhooks: [
+          {
+            name: 'ok',
+            url: `http://127.0.0.1:${port}/ok`,
+            secret: SECRET,
+            headers: { 'X-Tenant': HEADER_VALUE },
+          },
+        ],
+      });
+      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550182' });
+      await deps.db.phoneNumber.update({
+        where: { number: '+14155550182' },
+        data: { agentId: agent.agent_id },
+      });
+
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        deps,
+      });
+      await worker.runUntil(async () => {
+        const { call_id } = await dialCall(deps, {
+          accountId: account.id,
+          from_number: '+14155550182',
+          to_number: '+14155550009',
+        });
+        await client.workflow.getHandle(workflowIds.call(call_id)).result();
+        const [first] = await listDeliveries(deps, { accountId: account.id, call_id });
+        expect(first).toMatchObject({ event_type: 'call_ended', call_id, agent_id: agent.agent_id });
+        expect(
+          await client.workflow.getHandle(workflowIds.webhookDelivery(first!.delivery_id)).result(),
+        ).toBe('delivered');
+
+        const shown = await getDelivery(deps, { accountId: account.id, deliveryId: first!.delivery_id });
+        expect(shown).toMatchObject({
+          status: 'delivered',
+          attempt_count: 1,
+          attempts: [{ number: 1, status_code: 200, error: null, response_body: 'ok' }],
+        });
+        expect(JSON.stringify(shown)).not.toContain(HEADER_VALUE);
+        expect(JSON.stringify(shown)).not.toContain(SECRET);
+        await expect(
+          getDelivery(deps, { accountId: other.account.id, deliveryId: first!.delivery_id }),
+        ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+        const again = await redeliver(deps, { accountId: account.id, deliveryId: first!.delivery_id });
+        expect(again.delivery_id).not.toBe(first!.delivery_id);
+        expect(await client.workflow.getHandle(workflowIds.webhookDelivery(again.delivery_id)).result()).toBe(
+          'delivered',
+        );
+        const requests = received.filter((r) => r.path === '/ok');
+        expect(requests).toHaveLength(2);
+        expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
+        expect(await listDeliveries(deps, { accountId: account.id, status: 'delivered' })).toHaveLength(2);
+        expect(await listDeliveries(deps, { accountId: other.account.id })).toEqual([]);
+      });
     } finally {
       await connection.close();
       await nativeConnection.close();

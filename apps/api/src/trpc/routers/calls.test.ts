@@ -63,3 +63,23 @@ describe('calls.* procedures', () => {
     expect(forbidden?.code).toBe('FORBIDDEN');
   });
 });
+
+describe('webhooks.deliveries.* procedures', () => {
+  it('are scoped to the account', async () => {
+    expect(await as(alpha.key).webhooks.deliveries.list()).toEqual([]);
+    const missing = await as(alpha.key)
+      .webhooks.deliveries.get({ delivery_id: '00000000-0000-4000-8000-000000000000' })
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
+    expect([missing?.code, missing?.message]).toEqual(['NOT_FOUND', 'Delivery not found']);
+    const bad = await as(alpha.key)
+      .webhooks.deliveries.list({ status: 'lost' as 'failed' })
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
+    expect(bad?.code).toBe('BAD_REQUEST');
+  });
+});
