@@ -17,7 +17,6 @@ import {
   type CoreDeps,
 } from '@voice/core';
 import { createTestDeps } from '@voice/core/testing';
-import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { workflowIds } from '../contracts';
 import { createCallWorkflowStarter } from '../starters';
@@ -33,7 +32,6 @@ interface Received {
   at: number;
 }
 
-let database: TestDatabase;
 let receiver: Server;
 let port: number;
 const received: Received[] = [];
@@ -64,75 +62,121 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   receiver?.close();
-  await database?.drop();
 });
 
-describe('webhook delivery on a real dev server, worker and receiver', () => {
-  it('signs, retries, records every attempt, honours Retry-After, does not follow redirects and stops on 410', async () => {
-    const made = await createTestDeps();
-    database = made.database;
-    const address = inject('temporalAddress');
-    const nativeConnection = await NativeConnection.connect({ address });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = `webhooks-${randomUUID()}`;
-    const deps: CoreDeps & CallRuntime = {
-      ...made.deps,
-      config: {
-        ...made.deps.config,
-        // The loopback receiver is admitted by the allow-list, in this test's configuration only.
-        webhookAllowedHosts: [`127.0.0.1:${port}`],
-        webhookRetryScheduleMs: [1200, 1200],
-        webhookTimeoutMs: 500,
-      },
-      callWorkflows: createCallWorkflowStarter(client, taskQueue),
-      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
-      conversation: deterministicConversationEngine,
-    };
-    try {
-      const { account } = await createAccount(deps, { name: 'Hooks' });
-      const base = `http://127.0.0.1:${port}`;
-      const agent = await createAgent(deps, {
-        accountId: account.id,
-        name: 'Hooked',
-        prompt: 'Hi.',
-        language: 'en',
-        voice: 'Steve',
-        welcome_message: '',
-        variables_provided: [],
-        variables_extracted: [],
-        notification_emails: [],
-        webhooks: ['flaky', 'redirect', 'slow', 'retry-after', 'gone'].map((name) => ({
-          name,
-          url: `${base}/${name}`,
-          secret: SECRET,
-          headers: { 'X-Tenant': HEADER_VALUE },
-        })),
-      });
-      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550180' });
-      await deps.db.phoneNumber.update({
-        where: { number: '+14155550180' },
-        data: { agentId: agent.agent_id },
-      });
+interface Scenario {
+  deps: CoreDeps & CallRuntime;
+  client: Client;
+  accountId: string;
+  agentId: string;
+  /** Dials the scenario's number and runs a worker until `fn` is done. */
+  run<T>(fn: (callId: string) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
 
+/** An account whose agent has `webhooks`, a number for it, and a worker on a task queue of its own. */
+async function scenario({
+  name,
+  number,
+  webhooks,
+  config,
+  resolveHost,
+}: {
+  name: string;
+  number: string;
+  webhooks: { name: string; url: string; secret?: string; headers?: Record<string, string> }[];
+  config: Partial<CoreDeps['config']>;
+  resolveHost?: CoreDeps['resolveHost'];
+}): Promise<Scenario> {
+  const made = await createTestDeps();
+  const address = inject('temporalAddress');
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `${name}-${randomUUID()}`;
+  const deps: CoreDeps & CallRuntime = {
+    ...made.deps,
+    ...(resolveHost ? { resolveHost } : {}),
+    config: { ...made.deps.config, ...config },
+    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
+    conversation: deterministicConversationEngine,
+  };
+  const { account } = await createAccount(deps, { name });
+  const agent = await createAgent(deps, {
+    accountId: account.id,
+    name: `${name} agent`,
+    prompt: 'Hi.',
+    language: 'en',
+    voice: 'Steve',
+    welcome_message: '',
+    variables_provided: [],
+    variables_extracted: [],
+    notification_emails: [],
+    webhooks,
+  });
+  await addPhoneNumber(deps, { accountId: account.id, phone_number: number });
+  await deps.db.phoneNumber.update({ where: { number }, data: { agentId: agent.agent_id } });
+  return {
+    deps,
+    client,
+    accountId: account.id,
+    agentId: agent.agent_id,
+    async run(fn) {
       const worker = await createWorker({
         connection: nativeConnection,
         namespace: 'default',
         taskQueue,
         deps,
       });
-      const { call_id } = await dialCall(deps, {
-        accountId: account.id,
-        from_number: '+14155550180',
-        to_number: '+14155550009',
-      });
-      const outcomes = await worker.runUntil(async () => {
+      return worker.runUntil(async () => {
+        const { call_id } = await dialCall(deps, {
+          accountId: account.id,
+          from_number: number,
+          to_number: '+14155550009',
+        });
         await client.workflow.getHandle(workflowIds.call(call_id)).result();
-        const deliveries = await deps.db.webhookDelivery.findMany({ include: { event: true } });
+        return fn(call_id);
+      });
+    },
+    async close() {
+      await connection.close();
+      await nativeConnection.close();
+      await made.database.drop();
+    },
+  };
+}
+
+describe('webhook delivery on a real dev server, worker and receiver', () => {
+  it('signs, retries, records every attempt, honours Retry-After, does not follow redirects and stops on 410', async () => {
+    const base = `http://127.0.0.1:${port}`;
+    const s1 = await scenario({
+      name: 'hooks',
+      number: '+14155550180',
+      webhooks: ['flaky', 'redirect', 'slow', 'retry-after', 'gone'].map((name) => ({
+        name,
+        url: `${base}/${name}`,
+        secret: SECRET,
+        headers: { 'X-Tenant': HEADER_VALUE },
+      })),
+      // The loopback receiver is admitted by the allow-list, in this test's configuration only.
+      config: {
+        webhookAllowedHosts: [`127.0.0.1:${port}`],
+        webhookRetryScheduleMs: [1200, 1200],
+        webhookTimeoutMs: 500,
+      },
+    });
+    const { deps, client } = s1;
+    try {
+      const { callId: call_id, outcomes } = await s1.run(async (callId) => {
+        const deliveries = await deps.db.webhookDelivery.findMany();
         const results = await Promise.all(
           deliveries.map((d) => client.workflow.getHandle(workflowIds.webhookDelivery(d.id)).result()),
         );
-        return Object.fromEntries(deliveries.map((d, i) => [new URL(d.url).pathname, results[i]]));
+        return {
+          callId,
+          outcomes: Object.fromEntries(deliveries.map((d, i) => [new URL(d.url).pathname, results[i]])),
+        };
       });
       expect(outcomes).toEqual({
         '/flaky': 'delivered',
@@ -204,71 +248,34 @@ describe('webhook delivery on a real dev server, worker and receiver', () => {
         expect(history).not.toContain(HEADER_VALUE);
       }
     } finally {
-      await connection.close();
-      await nativeConnection.close();
+      await s1.close();
     }
   });
 });
 
 describe('webhook delivery and DNS rebinding', () => {
   it('refuses a host that resolved to a public address when saved and to 127.0.0.1 at delivery', async () => {
-    const made = await createTestDeps();
-    const address = inject('temporalAddress');
-    const nativeConnection = await NativeConnection.connect({ address });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = `rebind-${randomUUID()}`;
     const table: Record<string, string[]> = { 'rebind.example': ['93.184.215.14'] };
-    const deps: CoreDeps & CallRuntime = {
-      ...made.deps,
+    const s2 = await scenario({
+      name: 'rebind',
+      number: '+14155550181',
+      webhooks: [{ name: 'rebind', url: `https://rebind.example:${port}/hook` }],
+      config: { webhookRetryScheduleMs: [100] },
       resolveHost: async (host) => table[host] ?? [],
-      config: { ...made.deps.config, webhookRetryScheduleMs: [100] },
-      callWorkflows: createCallWorkflowStarter(client, taskQueue),
-      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
-      conversation: deterministicConversationEngine,
-    };
+    });
     try {
-      const { account } = await createAccount(deps, { name: 'Rebind' });
-      const agent = await createAgent(deps, {
-        accountId: account.id,
-        name: 'Rebound',
-        prompt: 'Hi.',
-        language: 'en',
-        voice: 'Steve',
-        welcome_message: '',
-        variables_provided: [],
-        variables_extracted: [],
-        notification_emails: [],
-        webhooks: [{ name: 'rebind', url: `https://rebind.example:${port}/hook` }],
-      });
       // Saved while the name pointed at a public address; now it points at the loopback receiver.
       table['rebind.example'] = ['127.0.0.1'];
-      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550181' });
-      await deps.db.phoneNumber.update({
-        where: { number: '+14155550181' },
-        data: { agentId: agent.agent_id },
-      });
       const before = received.length;
-
-      const worker = await createWorker({
-        connection: nativeConnection,
-        namespace: 'default',
-        taskQueue,
-        deps,
-      });
-      const { call_id } = await dialCall(deps, {
-        accountId: account.id,
-        from_number: '+14155550181',
-        to_number: '+14155550009',
-      });
-      const outcome = await worker.runUntil(async () => {
-        await client.workflow.getHandle(workflowIds.call(call_id)).result();
-        const delivery = await deps.db.webhookDelivery.findFirstOrThrow({ where: { accountId: account.id } });
-        return client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
+      const outcome = await s2.run(async () => {
+        const delivery = await s2.deps.db.webhookDelivery.findFirstOrThrow({
+          where: { accountId: s2.accountId },
+        });
+        return s2.client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
       });
       expect(outcome).toBe('failed');
-      const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
-        where: { accountId: account.id },
+      const delivery = await s2.deps.db.webhookDelivery.findFirstOrThrow({
+        where: { accountId: s2.accountId },
         include: { attempts: { orderBy: { number: 'asc' } } },
       });
       expect(delivery.attempts.map((a) => [a.statusCode, a.error])).toEqual([
@@ -277,80 +284,37 @@ describe('webhook delivery and DNS rebinding', () => {
       ]);
       expect(received.length).toBe(before);
     } finally {
-      await connection.close();
-      await nativeConnection.close();
-      await made.database.drop();
+      await s2.close();
     }
   });
 });
 
 describe('webhook delivery operations', () => {
   it('lists and shows deliveries with their attempts, and redelivers with the same webhook-id', async () => {
-    const made = await createTestDeps();
-    const address = inject('temporalAddress');
-    const nativeConnection = await NativeConnection.connect({ address });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = `operators-${randomUUID()}`;
-    const deps: CoreDeps & CallRuntime = {
-      ...made.deps,
-      config: {
-        ...made.deps.config,
-        webhookAllowedHosts: [`127.0.0.1:${port}`],
-        webhookRetryScheduleMs: [100],
-      },
-      callWorkflows: createCallWorkflowStarter(client, taskQueue),
-      carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
-      conversation: deterministicConversationEngine,
-    };
+    const s3 = await scenario({
+      name: 'ops',
+      number: '+14155550182',
+      webhooks: [
+        {
+          name: 'ok',
+          url: `http://127.0.0.1:${port}/ok`,
+          secret: SECRET,
+          headers: { 'X-Tenant': HEADER_VALUE },
+        },
+      ],
+      config: { webhookAllowedHosts: [`127.0.0.1:${port}`], webhookRetryScheduleMs: [100] },
+    });
+    const { deps, client, accountId } = s3;
     try {
-      const { account } = await createAccount(deps, { name: 'Ops' });
       const other = await createAccount(deps, { name: 'Other' });
-      const agent = await createAgent(deps, {
-        accountId: account.id,
-        name: 'Ops agent',
-        prompt: 'Hi.',
-        language: 'en',
-        voice: 'Steve',
-        welcome_message: '',
-        variables_provided: [],
-        variables_extracted: [],
-        notification_emails: [],
-        webhooks: [
-          {
-            name: 'ok',
-            url: `http://127.0.0.1:${port}/ok`,
-            secret: SECRET,
-            headers: { 'X-Tenant': HEADER_VALUE },
-          },
-        ],
-      });
-      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550182' });
-      await deps.db.phoneNumber.update({
-        where: { number: '+14155550182' },
-        data: { agentId: agent.agent_id },
-      });
-
-      const worker = await createWorker({
-        connection: nativeConnection,
-        namespace: 'default',
-        taskQueue,
-        deps,
-      });
-      await worker.runUntil(async () => {
-        const { call_id } = await dialCall(deps, {
-          accountId: account.id,
-          from_number: '+14155550182',
-          to_number: '+14155550009',
-        });
-        await client.workflow.getHandle(workflowIds.call(call_id)).result();
-        const [first] = await listDeliveries(deps, { accountId: account.id, call_id });
-        expect(first).toMatchObject({ event_type: 'call_ended', call_id, agent_id: agent.agent_id });
+      await s3.run(async (call_id) => {
+        const [first] = await listDeliveries(deps, { accountId, call_id });
+        expect(first).toMatchObject({ event_type: 'call_ended', call_id, agent_id: s3.agentId });
         expect(
           await client.workflow.getHandle(workflowIds.webhookDelivery(first!.delivery_id)).result(),
         ).toBe('delivered');
 
-        const shown = await getDelivery(deps, { accountId: account.id, deliveryId: first!.delivery_id });
+        const shown = await getDelivery(deps, { accountId, deliveryId: first!.delivery_id });
         expect(shown).toMatchObject({
           status: 'delivered',
           attempt_count: 1,
@@ -360,9 +324,11 @@ describe('webhook delivery operations', () => {
         expect(JSON.stringify(shown)).not.toContain(SECRET);
         await expect(
           getDelivery(deps, { accountId: other.account.id, deliveryId: first!.delivery_id }),
-        ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+        ).rejects.toMatchObject({
+          code: 'NOT_FOUND',
+        });
 
-        const again = await redeliver(deps, { accountId: account.id, deliveryId: first!.delivery_id });
+        const again = await redeliver(deps, { accountId, deliveryId: first!.delivery_id });
         expect(again.delivery_id).not.toBe(first!.delivery_id);
         expect(await client.workflow.getHandle(workflowIds.webhookDelivery(again.delivery_id)).result()).toBe(
           'delivered',
@@ -370,13 +336,11 @@ describe('webhook delivery operations', () => {
         const requests = received.filter((r) => r.path === '/ok');
         expect(requests).toHaveLength(2);
         expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
-        expect(await listDeliveries(deps, { accountId: account.id, status: 'delivered' })).toHaveLength(2);
+        expect(await listDeliveries(deps, { accountId, status: 'delivered' })).toHaveLength(2);
         expect(await listDeliveries(deps, { accountId: other.account.id })).toEqual([]);
       });
     } finally {
-      await connection.close();
-      await nativeConnection.close();
-      await made.database.drop();
+      await s3.close();
     }
   });
 });
