@@ -1,5 +1,5 @@
-// `pnpm bench [dial|call-list]`: runs the named benchmark, or all of them. Not part of the test suite.
-const benches = { dial: './dial', 'call-list': './call-list' } as const;
+// `pnpm bench [dial|call-list|webhooks]`: runs the named benchmark, or all of them. Not part of the test suite.
+const benches = { dial: './dial', 'call-list': './call-list', webhooks: './webhooks' } as const;
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
 for (const name of names) {
   if (!(name in benches)) {

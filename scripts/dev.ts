@@ -74,6 +74,7 @@ const childEnv = {
   TEMPORAL_ADDRESS: temporal.address,
   JWT_SECRET: jwtSecret,
   PORT: String(apiPort),
+  PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`,
   WORKER_HEALTH_PORT: String(workerHealthPort),
 };
 const apps = spawn(

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { systemClock, systemResolver } from '@voice/core';
+import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { createCallWorkflowStarter } from '@voice/worker/starters';
 import pino from 'pino';
@@ -27,11 +27,7 @@ const server = createServer(
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      config: {
-        jwtSecret: env.JWT_SECRET,
-        webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
-        publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
-      },
+      config: coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`),
       callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
     },
     pingTemporal: async () => {

@@ -2,10 +2,12 @@ import { Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts';
 import { registerAgentCommands } from './commands/agents';
 import { registerCallCommands } from './commands/calls';
+import { registerEmailCommands } from './commands/emails';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
 import { registerSeedCommands } from './commands/seed';
 import { registerTestContactCommands } from './commands/test-contacts';
+import { registerWebhookCommands } from './commands/webhooks';
 
 export function createProgram(): Command {
   const program = new Command('voice')
@@ -14,9 +16,11 @@ export function createProgram(): Command {
   registerAccountCommands(program);
   registerAgentCommands(program);
   registerCallCommands(program);
+  registerEmailCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);
   registerSeedCommands(program);
   registerTestContactCommands(program);
+  registerWebhookCommands(program);
   return program;
 }

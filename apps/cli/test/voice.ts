@@ -3,12 +3,13 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/voice.mjs', import.meta.url));
 
-/** Runs the real `voice` executable against a database, without a Temporal address. */
+/** Runs the real `voice` executable against a database, without a Temporal address unless `extraEnv` has one. */
 export function voiceCli(databaseUrl: string, extraEnv: Record<string, string> = {}) {
   return (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...extraEnv };
+      const env: NodeJS.ProcessEnv = { ...process.env };
       delete env.TEMPORAL_ADDRESS;
+      Object.assign(env, { DATABASE_URL: databaseUrl, ...extraEnv });
       const child = spawn(process.execPath, [BIN, ...args], { env });
       let stdout = '';
       let stderr = '';

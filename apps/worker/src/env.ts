@@ -9,6 +9,9 @@ const Env = ServiceEnv.extend({
   SIMULATOR_RING_MS: z.coerce.number().int().min(0).default(4000),
   SIMULATOR_TALK_MS: z.coerce.number().int().min(0).default(20000),
   SIMULATOR_SEED: z.string().default('voice-agent'),
+  /** SMTP server for notification emails (`smtp://user:pass@host:587`); unset keeps them in the outbox. */
+  SMTP_URL: z.url().optional(),
+  MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
 });
 export type WorkerEnv = z.infer<typeof Env>;
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@voice/dev';
 import { Client, Connection } from '@temporalio/client';
-import { addPhoneNumber, createAccount, dialCall, getCall } from '@voice/core';
+import { addPhoneNumber, createAccount, createAgent, dialCall, getCall } from '@voice/core';
 import { createTestDeps } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createCallWorkflowStarter } from './starters';
@@ -135,6 +136,121 @@ describe('a worker process killed mid-call', () => {
     } finally {
       await connection.close();
       await db2.drop();
+    }
+  });
+});
+
+describe('a worker process killed between two webhook attempts', () => {
+  it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
+    const SECRET = 'whsec_a2lsbGVkLXdvcmtlci1zZWNyZXQtdmFsdWU=';
+    const HEADER_VALUE = 'tenant-value-4f7a';
+    const requests: { webhookId: string; timestamp: string }[] = [];
+    const receiver = createHttpServer((req, res) => {
+      requests.push({
+        webhookId: String(req.headers['webhook-id']),
+        timestamp: String(req.headers['webhook-timestamp']),
+      });
+      req.resume();
+      req.on('end', () => res.writeHead(requests.length === 1 ? 500 : 200).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as { port: number }).port;
+
+    const { deps, database: db3 } = await createTestDeps();
+    const address = inject('temporalAddress');
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const taskQueue = `kill-webhook-${await freePort()}`;
+    const env = {
+      DATABASE_URL: db3.url,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      JWT_SECRET: 'x'.repeat(32),
+      SIMULATOR_DIAL_MS: '0',
+      SIMULATOR_RING_MS: '0',
+      SIMULATOR_TALK_MS: '10',
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiverPort}`,
+      WEBHOOK_RETRY_SCHEDULE_MS: '4000,4000',
+      LOG_LEVEL: 'debug',
+    };
+    const outputs: string[] = [];
+    try {
+      const { account } = await createAccount(deps, { name: 'Kill hooks' });
+      const agent = await createAgent(
+        { ...deps, config: { ...deps.config, webhookAllowedHosts: [`127.0.0.1:${receiverPort}`] } },
+        {
+          accountId: account.id,
+          name: 'Hook bot',
+          prompt: 'Hi.',
+          language: 'en',
+          voice: 'Steve',
+          welcome_message: '',
+          variables_provided: [],
+          variables_extracted: [],
+          notification_emails: [],
+          webhooks: [
+            {
+              name: 'receiver',
+              url: `http://127.0.0.1:${receiverPort}/hook`,
+              secret: SECRET,
+              headers: { 'X-Tenant': HEADER_VALUE },
+            },
+          ],
+        },
+      );
+      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550171' });
+      await deps.db.phoneNumber.update({
+        where: { number: '+14155550171' },
+        data: { agentId: agent.agent_id },
+      });
+
+      const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      await dialCall(
+        { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+        { accountId: account.id, from_number: '+14155550171', to_number: '+14155550009' },
+      );
+      const deadline = Date.now() + 60_000;
+      while ((await deps.db.webhookAttempt.count()) === 0) {
+        if (Date.now() > deadline) throw new Error(`no first attempt: ${first.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Let the worker report the attempt, then kill it while the workflow waits for the retry.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      first.child.kill('SIGKILL');
+      await first.exited;
+      outputs.push(first.output());
+      expect(requests).toHaveLength(1);
+
+      const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      try {
+        const delivery = await deps.db.webhookDelivery.findFirstOrThrow();
+        expect(await client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result()).toBe(
+          'delivered',
+        );
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+        outputs.push(second.output());
+      }
+      const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+        include: { attempts: { orderBy: { number: 'asc' } } },
+      });
+      expect(delivery.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([
+        [1, 500],
+        [2, 200],
+      ]);
+      expect(requests).toHaveLength(2);
+      expect(requests[1]!.webhookId).toBe(requests[0]!.webhookId);
+      expect(requests[1]!.timestamp).not.toBe(requests[0]!.timestamp);
+
+      const logs = outputs.join('\n');
+      expect(logs).toContain('worker running');
+      for (const secret of [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE])
+        expect(logs).not.toContain(secret);
+    } finally {
+      receiver.close();
+      await connection.close();
+      await db3.drop();
     }
   });
 });

@@ -1,7 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import {
+  coreConfigFromEnv,
   createSimulatedCarrier,
+  createSmtpMailer,
   deterministicConversationEngine,
   systemClock,
   systemResolver,
@@ -25,7 +27,8 @@ const deps = {
   db,
   clock: systemClock,
   resolveHost: systemResolver,
-  config: { jwtSecret: env.JWT_SECRET, webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS },
+  // Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
+  config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
   callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
   carrier: createSimulatedCarrier({
     dialMs: env.SIMULATOR_DIAL_MS,
@@ -34,6 +37,7 @@ const deps = {
     seed: env.SIMULATOR_SEED,
   }),
   conversation: deterministicConversationEngine,
+  ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };
 const worker = await createWorker({
   connection,
@@ -50,6 +54,7 @@ logger.info(
   {
     taskQueue: env.TEMPORAL_TASK_QUEUE,
     temporal: env.TEMPORAL_ADDRESS,
+    emails: env.SMTP_URL ? 'smtp' : 'outbox',
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
   },
   'worker running',
@@ -63,4 +68,5 @@ health.close();
 await clientConnection.close();
 await connection.close();
 await db.$disconnect();
+deps.mailer?.close();
 logger.info('worker stopped');

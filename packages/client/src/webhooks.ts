@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * Verifies a webhook from the service (Standard Webhooks scheme) before trusting its body:
  *
- *   const event = verifyWebhook(process.env.WEBHOOK_SECRET, request.headers, rawBody);
+ *   const event = verifyWebhook(webhookSecret, request.headers, rawBody);
  *
  * `rawBody` must be the exact bytes received (not re-serialized JSON). Throws WebhookVerificationError
  * when a header is missing, the timestamp is outside the tolerance (replays), or no signature matches.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { CoreConfig } from './deps';
 
-/** Settings the api and the worker share; each app's env.ts extends these and reads process.env. */
+/** Settings the api and the worker share; each app's env.ts extends these and reads its environment. */
 export const ServiceEnv = z.object({
   DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -17,5 +18,26 @@ export const ServiceEnv = z.object({
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
     ),
+  /** Base URL clients reach the API at, for the links the service hands out (recordings, emails). */
+  PUBLIC_URL: z.url().optional(),
+  /** Delays in ms before each webhook retry, comma-separated; the schedule of docs/webhooks.md when unset. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds, e.g. 5000,300000')
+    .transform((value) => value.split(',').map(Number))
+    .optional(),
+  /** Timeout of one webhook attempt in ms (15 s when unset). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** The core settings of a service, from its parsed environment. */
+export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublicUrl: string): CoreConfig {
+  return {
+    jwtSecret: env.JWT_SECRET,
+    webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
+    publicUrl: env.PUBLIC_URL ?? defaultPublicUrl,
+    webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+  };
+}

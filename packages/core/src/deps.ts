@@ -58,6 +58,6 @@ export const deferredCallWorkflows: CallWorkflowStarter = {
     throw new Error('No Temporal connection here; the worker relay will start this call');
   },
   async startWebhookDelivery() {
-    throw new Error('No Temporal connection here');
+    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
   },
 };

@@ -26,3 +26,5 @@ export * from './webhooks/signing';
 export * from './webhooks/send';
 export * from './webhooks/deliveries';
 export * from './webhooks/operators';
+export * from './notifications/mailer';
+export * from './notifications/notification-emails';

@@ -5,3 +5,9 @@ export const env = {
   temporalUiUrl: process.env.TEMPORAL_UI_URL || undefined,
   path: process.env.PATH ?? '',
 };
+
+/** This process's environment plus `extra`, for tools it runs (the Go toolchain). */
+export const childEnvironment = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ...extra,
+});

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { env } from './env';
+import { childEnvironment, env } from './env';
 import { CACHE_DIR } from './paths';
 
 /**
@@ -62,7 +62,7 @@ export function resolveTemporalCli(log: Log = () => {}): TemporalCli {
     const binDir = dirname(CACHED_TEMPORAL_CLI);
     mkdirSync(binDir, { recursive: true });
     const result = spawnSync(go, ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
-      env: { ...process.env, GOBIN: binDir },
+      env: childEnvironment({ GOBIN: binDir }),
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     if (result.status === 0 && existsSync(CACHED_TEMPORAL_CLI))

@@ -2,9 +2,11 @@ import {
   attemptDelivery,
   checkCall,
   failDelivery,
+  failNotificationEmail,
   handleCallEnded,
   placeCall,
   runDiagnostics,
+  sendNotificationEmail,
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
@@ -17,6 +19,8 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   handleCallEnded: (callId: string) => handleCallEnded(deps, callId),
   attemptDelivery: (deliveryId: string, number: number) => attemptDelivery(deps, { deliveryId, number }),
   failDelivery: (deliveryId: string) => failDelivery(deps, deliveryId),
+  sendNotificationEmail: (emailId: string) => sendNotificationEmail(deps, emailId),
+  failNotificationEmail: (emailId: string) => failNotificationEmail(deps, emailId),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
@@ -24,7 +25,20 @@ const { placeCall, checkCall } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
-const { handleCallEnded } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry });
+const { handleCallEnded, failNotificationEmail } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry,
+});
+// An SMTP server that is down or answers 4xx gets ten tries over about three quarters of an hour.
+const { sendNotificationEmail } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 3,
+    maximumInterval: '10 minutes',
+    maximumAttempts: 10,
+  },
+});
 
 /** Floor for the wait between carrier checks, so a misbehaving carrier cannot spin the workflow. */
 const MIN_CHECK_INTERVAL_MS = 50;
@@ -48,7 +62,7 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
     }
   }
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
-  // own workflow, which outlives this one. Notification emails and campaigns attach here as well.
+  // own workflow, which outlives this one. Notification emails are sent here, with retries.
   const ended = await handleCallEnded(callId);
   for (const delivery of ended.deliveries) {
     await startChild(webhookDeliveryWorkflow, {
@@ -61,5 +75,16 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
       ],
     });
   }
+  // Histories recorded before notification emails existed have no `emails`.
+  await Promise.all((ended.emails ?? []).map(sendEmail));
   return { status: ended.status };
+}
+
+async function sendEmail(emailId: string): Promise<void> {
+  try {
+    await sendNotificationEmail(emailId);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    await failNotificationEmail(emailId);
+  }
 }

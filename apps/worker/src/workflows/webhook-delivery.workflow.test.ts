@@ -1,26 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import {
-  addPhoneNumber,
-  createAccount,
-  createAgent,
-  createSimulatedCarrier,
-  deterministicConversationEngine,
-  dialCall,
-  getDelivery,
-  listDeliveries,
-  redeliver,
-  signWebhook,
-  type CallRuntime,
-  type CoreDeps,
-} from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createAccount, getDelivery, listDeliveries, redeliver, signWebhook } from '@voice/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenario } from '../../test/scenario';
 import { workflowIds } from '../contracts';
-import { createCallWorkflowStarter } from '../starters';
-import { createWorker } from '../worker';
 
 const SECRET = 'whsec_ZGVsaXZlcnktc2VjcmV0LWZvci10ZXN0cw==';
 const HEADER_VALUE = 'custom-header-value-9c1e';
@@ -63,89 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver?.close();
 });
-
-interface Scenario {
-  deps: CoreDeps & CallRuntime;
-  client: Client;
-  accountId: string;
-  agentId: string;
-  /** Dials the scenario's number and runs a worker until `fn` is done. */
-  run<T>(fn: (callId: string) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-/** An account whose agent has `webhooks`, a number for it, and a worker on a task queue of its own. */
-async function scenario({
-  name,
-  number,
-  webhooks,
-  config,
-  resolveHost,
-}: {
-  name: string;
-  number: string;
-  webhooks: { name: string; url: string; secret?: string; headers?: Record<string, string> }[];
-  config: Partial<CoreDeps['config']>;
-  resolveHost?: CoreDeps['resolveHost'];
-}): Promise<Scenario> {
-  const made = await createTestDeps();
-  const address = inject('temporalAddress');
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
-  const taskQueue = `${name}-${randomUUID()}`;
-  const deps: CoreDeps & CallRuntime = {
-    ...made.deps,
-    ...(resolveHost ? { resolveHost } : {}),
-    config: { ...made.deps.config, ...config },
-    callWorkflows: createCallWorkflowStarter(client, taskQueue),
-    carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
-    conversation: deterministicConversationEngine,
-  };
-  const { account } = await createAccount(deps, { name });
-  const agent = await createAgent(deps, {
-    accountId: account.id,
-    name: `${name} agent`,
-    prompt: 'Hi.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    notification_emails: [],
-    webhooks,
-  });
-  await addPhoneNumber(deps, { accountId: account.id, phone_number: number });
-  await deps.db.phoneNumber.update({ where: { number }, data: { agentId: agent.agent_id } });
-  return {
-    deps,
-    client,
-    accountId: account.id,
-    agentId: agent.agent_id,
-    async run(fn) {
-      const worker = await createWorker({
-        connection: nativeConnection,
-        namespace: 'default',
-        taskQueue,
-        deps,
-      });
-      return worker.runUntil(async () => {
-        const { call_id } = await dialCall(deps, {
-          accountId: account.id,
-          from_number: number,
-          to_number: '+14155550009',
-        });
-        await client.workflow.getHandle(workflowIds.call(call_id)).result();
-        return fn(call_id);
-      });
-    },
-    async close() {
-      await connection.close();
-      await nativeConnection.close();
-      await made.database.drop();
-    },
-  };
-}
 
 describe('webhook delivery on a real dev server, worker and receiver', () => {
   it('signs, retries, records every attempt, honours Retry-After, does not follow redirects and stops on 410', async () => {

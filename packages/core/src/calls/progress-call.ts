@@ -4,6 +4,8 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
 import type { ConversationEngine } from './conversation';
+import type { Mailer } from '../notifications/mailer';
+import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
 import { TERMINAL_STATUSES } from './schemas';
 
@@ -11,6 +13,8 @@ import { TERMINAL_STATUSES } from './schemas';
 export interface CallRuntime {
   carrier: Carrier;
   conversation: ConversationEngine;
+  /** SMTP for notification emails; without it they stay in the outbox table. */
+  mailer?: Mailer;
 }
 
 export interface CallProgress {
@@ -189,17 +193,19 @@ async function finish(
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
  * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
  */
-export async function handleCallEnded(deps: CoreDeps, callId: string) {
+export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, callId: string) {
   const call = await deps.db.call.findUniqueOrThrow({
     where: { id: callId },
     select: { status: true, accountId: true, agentId: true, campaignId: true },
   });
   const deliveries = await recordCallEndedEvent(deps, callId);
+  const emails = await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined });
   return {
     status: call.status,
     accountId: call.accountId,
     agentId: call.agentId,
     campaignId: call.campaignId,
     deliveries,
+    emails,
   };
 }
