@@ -1,4 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CampaignCounts } from '@voice/core';
 
 /**
  * Names shared by workflows, the worker and the API: task queue, search attributes, workflow ids,
@@ -18,6 +20,7 @@ export const workflowIds = {
   diagnostics: (runId: string) => `diagnostics-${runId}`,
   call: (callId: string) => `call-${callId}`,
   webhookDelivery: (deliveryId: string) => `webhook-${deliveryId}`,
+  campaign: (campaignId: string) => `campaign-${campaignId}`,
 };
 
 export interface CallWorkflowInput {
@@ -29,3 +32,19 @@ export interface WebhookDeliveryInput {
   /** Delays before each retry, in milliseconds; no secrets or payloads ever enter a workflow. */
   retryScheduleMs: number[];
 }
+
+export interface CampaignWorkflowInput {
+  campaignId: string;
+  /** Pacing state carried across continue-as-new. */
+  pacing?: { tokens: number; at: number };
+}
+
+/** Look at the campaign again: a call ended, contacts were added, or it was paused, resumed or canceled. */
+export const wakeCampaignSignal = defineSignal('wakeCampaign');
+
+export interface CampaignProgress {
+  status: string;
+  dialed: number;
+  counts: CampaignCounts | null;
+}
+export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');

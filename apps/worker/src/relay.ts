@@ -1,8 +1,13 @@
-import { startPendingCallWorkflows, type CoreDeps } from '@voice/core';
+import {
+  startPendingCallWorkflows,
+  startPendingCampaigns,
+  startPendingDeliveries,
+  type CoreDeps,
+} from '@voice/core';
 
 /**
- * Starts the workflows of calls whose start was lost (Temporal unavailable at dial time, a crash
- * between committing the row and starting the workflow). Runs in every worker; concurrent relays are
+ * Starts the workflows of calls, webhook deliveries and campaigns whose start was lost (Temporal unavailable at
+ * the time, a crash between committing the row and starting the workflow). Runs in every worker; concurrent relays are
  * harmless because starting is idempotent by workflow id.
  */
 export function startCallRelay(
@@ -12,9 +17,18 @@ export function startCallRelay(
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() =>
-      stopped ? 0 : startPendingCallWorkflows(deps).catch((error) => onError?.(error)),
-    );
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        await Promise.all([
+          startPendingCallWorkflows(deps),
+          startPendingDeliveries(deps),
+          startPendingCampaigns(deps),
+        ]);
+      } catch (error) {
+        onError?.(error);
+      }
+    });
   }, intervalMs);
   return {
     async stop() {

@@ -1,12 +1,14 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CallWorkflowStarter } from '@voice/core';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
   CallStatusAttribute,
   CampaignIdAttribute,
+  wakeCampaignSignal,
   workflowIds,
 } from './contracts';
+import type { campaignWorkflow } from './workflows/campaign.workflow';
 import type { callWorkflow } from './workflows/call.workflow';
 import type { webhookDeliveryWorkflow } from './workflows/webhook-delivery.workflow';
 
@@ -44,6 +46,32 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
         });
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+    },
+    async startCampaignWorkflow({ campaignId, accountId, agentId }) {
+      try {
+        await client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
+          workflowId: workflowIds.campaign(campaignId),
+          taskQueue,
+          args: [{ campaignId }],
+          typedSearchAttributes: [
+            { key: AccountIdAttribute, value: accountId },
+            { key: AgentIdAttribute, value: agentId },
+            { key: CampaignIdAttribute, value: campaignId },
+          ],
+        });
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+    },
+    async wakeCampaign(campaignId) {
+      try {
+        await client.workflow.getHandle(workflowIds.campaign(campaignId)).signal(wakeCampaignSignal);
+      } catch (error) {
+        // A finished campaign has no workflow to wake.
+        if (error instanceof WorkflowNotFoundError) return;
         throw error;
       }
     },

@@ -21,6 +21,8 @@ export interface CoreConfig {
   webhookRetryScheduleMs?: readonly number[];
   /** Timeout of one webhook attempt; 15 s when omitted. */
   webhookTimeoutMs?: number;
+  /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
+  campaignRecheckMs?: number;
 }
 
 /** Starts the service's workflows; idempotent (starting an already started one is a no-op). */
@@ -37,6 +39,9 @@ export interface CallWorkflowStarter {
     agentId: string;
     retryScheduleMs: number[];
   }): Promise<void>;
+  startCampaignWorkflow(campaign: { campaignId: string; accountId: string; agentId: string }): Promise<void>;
+  /** Tells a running campaign workflow to look at its campaign again (a no-op if it has finished). */
+  wakeCampaign(campaignId: string): Promise<void>;
 }
 
 /** Everything a core function may touch, handed in by the app that calls it. */
@@ -58,6 +63,12 @@ export const deferredCallWorkflows: CallWorkflowStarter = {
     throw new Error('No Temporal connection here; the worker relay will start this call');
   },
   async startWebhookDelivery() {
+    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
+  },
+  async startCampaignWorkflow() {
+    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
+  },
+  async wakeCampaign() {
     throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
   },
 };

@@ -28,3 +28,5 @@ export * from './webhooks/deliveries';
 export * from './webhooks/operators';
 export * from './notifications/mailer';
 export * from './notifications/notification-emails';
+export * from './campaigns';
+export * from './do-not-call/do-not-call';

@@ -1,12 +1,23 @@
 export { createDb } from './client';
 export type { Db, CreateDbOptions } from './client';
-export { Prisma, AgentType, CallStatus, IdempotencyState } from './generated/prisma/client';
+export {
+  Prisma,
+  AgentType,
+  CallStatus,
+  CampaignStatus,
+  CampaignContactState,
+  IdempotencyState,
+} from './generated/prisma/client';
 export type {
   Account,
   Agent,
   AgentWebhook,
   Call,
   CallEvent,
+  Campaign,
+  CampaignContact,
+  DoNotCallEntry,
+  NotificationEmail,
   TestContact,
   ApiKey,
   IdempotencyKey,

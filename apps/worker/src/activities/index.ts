@@ -1,4 +1,5 @@
 import {
+  advanceCampaign,
   attemptDelivery,
   checkCall,
   failDelivery,
@@ -21,6 +22,8 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   failDelivery: (deliveryId: string) => failDelivery(deps, deliveryId),
   sendNotificationEmail: (emailId: string) => sendNotificationEmail(deps, emailId),
   failNotificationEmail: (emailId: string) => failNotificationEmail(deps, emailId),
+  advanceCampaign: (campaignId: string, budget: number, claimToken: string) =>
+    advanceCampaign(deps, { campaignId, budget, claimToken }),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  getExternalWorkflowHandle,
   ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
@@ -12,6 +13,7 @@ import {
   AccountIdAttribute,
   AgentIdAttribute,
   CallStatusAttribute,
+  wakeCampaignSignal,
   workflowIds,
   type CallWorkflowInput,
 } from '../contracts';
@@ -64,6 +66,12 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
   // own workflow, which outlives this one. Notification emails are sent here, with retries.
   const ended = await handleCallEnded(callId);
+  if (ended.campaignId) {
+    // The contact's outcome is recorded; wake the campaign so its next dial follows at once.
+    await getExternalWorkflowHandle(workflowIds.campaign(ended.campaignId))
+      .signal(wakeCampaignSignal)
+      .catch(() => undefined);
+  }
   for (const delivery of ended.deliveries) {
     await startChild(webhookDeliveryWorkflow, {
       workflowId: workflowIds.webhookDelivery(delivery.deliveryId),

@@ -1,3 +1,4 @@
 export * from './diagnostics.workflow';
 export * from './call.workflow';
 export * from './webhook-delivery.workflow';
+export * from './campaign.workflow';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadAgent, providedVariables, type AgentRow } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
+import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
 import { withIdempotency } from '../idempotency';
 import { inAccount } from '../scope';
@@ -12,7 +13,7 @@ export function storableVariables(vars: Record<string, string>): Record<string, 
   return Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('_')));
 }
 
-function mergedVariables(agent: AgentRow, given: Record<string, string>): Record<string, string> {
+export function mergedVariables(agent: AgentRow, given: Record<string, string>): Record<string, string> {
   const defaults = Object.fromEntries(
     providedVariables(agent)
       .filter((variable) => variable.default !== null)
@@ -54,6 +55,9 @@ export async function dialCall(
   }
   if (!agent.active) throw new AppError('VALIDATION_FAILED', 'The agent is not active');
 
+  if ((await doNotCallAmong(db, accountId, [toNumber])).size > 0)
+    throw new AppError('FORBIDDEN', `to_number ${toNumber} is on the account's do-not-call list`);
+
   const testContact = await db.testContact.findFirst({
     where: inAccount(accountId, { phoneNumber: toNumber }),
   });
@@ -87,7 +91,7 @@ export async function dialCall(
 }
 
 /** Starts the workflow and records that it started; a failure leaves the row for the relay. */
-async function startCallWorkflow(
+export async function startCallWorkflow(
   { db, clock, callWorkflows }: CoreDeps,
   call: { callId: string; accountId: string; agentId: string; campaignId: string | null },
 ): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
 import type { ConversationEngine } from './conversation';
+import { recordCampaignCallOutcome } from '../campaigns/advance-campaign';
 import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
@@ -196,8 +197,14 @@ async function finish(
 export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, callId: string) {
   const call = await deps.db.call.findUniqueOrThrow({
     where: { id: callId },
-    select: { status: true, accountId: true, agentId: true, campaignId: true },
+    select: { status: true, accountId: true, agentId: true, campaignId: true, campaignContactId: true },
   });
+  if (call.campaignContactId)
+    await recordCampaignCallOutcome(deps, {
+      id: callId,
+      campaignContactId: call.campaignContactId,
+      status: call.status,
+    });
   const deliveries = await recordCallEndedEvent(deps, callId);
   const emails = await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined });
   return {

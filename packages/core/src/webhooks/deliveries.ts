@@ -17,17 +17,121 @@ export interface DeliveryStart {
   retryScheduleMs: number[];
 }
 
+const retrySchedule = (config: CoreDeps['config']) => [
+  ...(config.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS),
+];
+
 /**
- * Records the call's `call_ended` event (once) and one delivery per enabled webhook of the call's
- * agent, each with the webhook as it is at this moment. Returns the deliveries to start.
+ * Records an event and one delivery per enabled webhook of the agent, each with the webhook as it is
+ * at this moment. `started` marks deliveries whose workflows the caller starts durably (the call
+ * workflow's children); the others are started by `startEventDeliveries` or, failing that, the relay.
+ */
+export async function recordEvent(
+  { db, clock, config }: CoreDeps,
+  event: {
+    accountId: string;
+    agentId: string;
+    type: string;
+    callId?: string;
+    campaignId?: string;
+    subject: Record<string, unknown>;
+    started: boolean;
+  },
+): Promise<DeliveryStart[]> {
+  const webhooks = await db.agentWebhook.findMany({
+    where: { agentId: event.agentId, enabled: true },
+    orderBy: { position: 'asc' },
+  });
+  if (webhooks.length === 0) return [];
+  const now = clock.now();
+  const eventId = randomUUID();
+  const body = JSON.stringify({
+    event: event.type,
+    event_id: eventId,
+    created_at: now.toISOString(),
+    ...event.subject,
+  });
+  const deliveries = webhooks.map((webhook) => ({
+    id: randomUUID(),
+    accountId: event.accountId,
+    agentId: event.agentId,
+    webhookId: webhook.id,
+    url: webhook.url,
+    secret: webhook.secret,
+    headers: webhook.headers as object,
+    createdAt: now,
+    workflowStartedAt: event.started ? now : null,
+  }));
+  await db.webhookEvent.create({
+    data: {
+      id: eventId,
+      accountId: event.accountId,
+      agentId: event.agentId,
+      callId: event.callId ?? null,
+      campaignId: event.campaignId ?? null,
+      type: event.type,
+      body,
+      createdAt: now,
+      deliveries: { create: deliveries },
+    },
+  });
+  const retryScheduleMs = retrySchedule(config);
+  return deliveries.map((d) => ({
+    deliveryId: d.id,
+    accountId: d.accountId,
+    agentId: d.agentId,
+    retryScheduleMs,
+  }));
+}
+
+/** Starts delivery workflows and records each start; one that fails to start is left to the relay. */
+export async function startEventDeliveries(deps: CoreDeps, deliveries: DeliveryStart[]): Promise<void> {
+  for (const delivery of deliveries) {
+    try {
+      await deps.callWorkflows.startWebhookDelivery(delivery);
+    } catch {
+      continue;
+    }
+    await deps.db.webhookDelivery.update({
+      where: { id: delivery.deliveryId },
+      data: { workflowStartedAt: deps.clock.now() },
+    });
+  }
+}
+
+/** The relay's part for deliveries: starts the workflows of deliveries whose start was lost. */
+export async function startPendingDeliveries(
+  deps: CoreDeps,
+  { olderThanMs = 5_000, batch = 100 }: { olderThanMs?: number; batch?: number } = {},
+): Promise<number> {
+  const pending = await deps.db.webhookDelivery.findMany({
+    where: {
+      workflowStartedAt: null,
+      createdAt: { lte: new Date(deps.clock.now().getTime() - olderThanMs) },
+    },
+    orderBy: { createdAt: 'asc' },
+    take: batch,
+    select: { id: true, accountId: true, agentId: true },
+  });
+  const retryScheduleMs = retrySchedule(deps.config);
+  await startEventDeliveries(
+    deps,
+    pending.map((d) => ({ deliveryId: d.id, accountId: d.accountId, agentId: d.agentId, retryScheduleMs })),
+  );
+  return pending.length;
+}
+
+/**
+ * Records the call's `call_ended` event (once) and its deliveries; the call workflow starts them as
+ * its children. Returns the deliveries to start.
  */
 export async function recordCallEndedEvent(deps: CoreDeps, callId: string): Promise<DeliveryStart[]> {
   const { db, clock, config } = deps;
-  const retryScheduleMs = [...(config.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS)];
   const existing = await db.webhookEvent.findUnique({
     where: { callId_type: { callId, type: 'call_ended' } },
     include: { deliveries: { select: { id: true, accountId: true, agentId: true } } },
   });
+  const retryScheduleMs = retrySchedule(config);
   if (existing)
     return existing.deliveries.map((d) => ({
       deliveryId: d.id,
@@ -35,54 +139,15 @@ export async function recordCallEndedEvent(deps: CoreDeps, callId: string): Prom
       agentId: d.agentId,
       retryScheduleMs,
     }));
-
   const call = await db.call.findUniqueOrThrow({ where: { id: callId }, include: callInclude });
-  const webhooks = await db.agentWebhook.findMany({
-    where: { agentId: call.agentId, enabled: true },
-    orderBy: { position: 'asc' },
-  });
-  if (webhooks.length === 0) return [];
-  const now = clock.now();
-  const eventId = randomUUID();
-  const body = JSON.stringify({
-    event: 'call_ended',
-    event_id: eventId,
-    created_at: now.toISOString(),
-    call: toFullCall(call, signedRecordingUrl(config, call, now)),
-  });
-  const deliveries = webhooks.map((webhook) => ({
-    id: randomUUID(),
+  return recordEvent(deps, {
     accountId: call.accountId,
     agentId: call.agentId,
-    webhookId: webhook.id,
-    url: webhook.url,
-    secret: webhook.secret,
-    headers: webhook.headers as object,
-    createdAt: now,
-  }));
-  await db.webhookEvent.create({
-    data: {
-      id: eventId,
-      accountId: call.accountId,
-      agentId: call.agentId,
-      callId,
-      type: 'call_ended',
-      body,
-      createdAt: now,
-      deliveries: {
-        create: deliveries.map(({ accountId: _a, ...delivery }) => ({
-          ...delivery,
-          accountId: call.accountId,
-        })),
-      },
-    },
+    type: 'call_ended',
+    callId,
+    subject: { call: toFullCall(call, signedRecordingUrl(config, call, clock.now())) },
+    started: true,
   });
-  return deliveries.map((d) => ({
-    deliveryId: d.id,
-    accountId: d.accountId,
-    agentId: d.agentId,
-    retryScheduleMs,
-  }));
 }
 
 export type AttemptOutcome =

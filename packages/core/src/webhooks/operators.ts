@@ -17,7 +17,7 @@ export const ListDeliveriesInput = z.object({
 export type ListDeliveriesInput = z.input<typeof ListDeliveriesInput>;
 
 const include = {
-  event: { select: { id: true, type: true, callId: true } },
+  event: { select: { id: true, type: true, callId: true, campaignId: true } },
   attempts: { orderBy: { number: 'asc' } },
 } satisfies Prisma.WebhookDeliveryInclude;
 type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof include }>;
@@ -29,6 +29,7 @@ function view(row: DeliveryRow) {
     event_id: row.event.id,
     event_type: row.event.type,
     call_id: row.event.callId,
+    campaign_id: row.event.campaignId,
     agent_id: row.agentId,
     webhook_id: row.webhookId,
     url: row.url,
@@ -120,5 +121,6 @@ export async function redeliver(
     await deps.db.webhookDelivery.delete({ where: { id } });
     throw error;
   }
+  await deps.db.webhookDelivery.update({ where: { id }, data: { workflowStartedAt: deps.clock.now() } });
   return view(row);
 }

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import {
+  addDoNotCall,
+  addPhoneNumber,
+  cancelCampaign,
+  createAccount,
+  createCampaign,
+  createSimulatedCarrier,
+  CreateCampaignInput,
+  deterministicConversationEngine,
+  getCampaign,
+  pauseCampaign,
+  resumeCampaign,
+  type CallRuntime,
+  type Carrier,
+  type CoreDeps,
+} from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { workflowIds } from '../contracts';
+import { createCallWorkflowStarter } from '../starters';
+import { createWorker } from '../worker';
+
+/** Wraps the simulator and records what the network would see: dial times and calls open at once. */
+function countingCarrier(inner: Carrier) {
+  const seen = { dials: [] as { to: string; at: number }[], open: 0, maxOpen: 0 };
+  const ended = new Set<string>();
+  const carrier: Carrier = {
+    async placeCall(request) {
+      seen.dials.push({ to: request.to, at: Date.now() });
+      seen.open += 1;
+      seen.maxOpen = Math.max(seen.maxOpen, seen.open);
+      return inner.placeCall(request);
+    },
+    async getCallState(id, now) {
+      const state = await inner.getCallState(id, now);
+      if (state.phase === 'ended' && !ended.has(id)) {
+        ended.add(id);
+        seen.open -= 1;
+      }
+      return state;
+    },
+  };
+  return { carrier, seen };
+}
+
+let database: TestDatabase;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let client: Client;
+let base: CoreDeps;
+let accountId: string;
+let agentId: string;
+let offsetMs = 0;
+const FROM = '+14155550140';
+
+beforeAll(async () => {
+  const made = await createTestDeps();
+  database = made.database;
+  const address = inject('temporalAddress');
+  nativeConnection = await NativeConnection.connect({ address });
+  connection = await Connection.connect({ address });
+  client = new Client({ connection });
+  base = {
+    ...made.deps,
+    // An injected clock: tests move it to open and close calling windows.
+    clock: { now: () => new Date(Date.now() + offsetMs) },
+    config: { ...made.deps.config, campaignRecheckMs: 300 },
+  };
+  accountId = (await createAccount(base, { name: 'Campaigns' })).account.id;
+  agentId = (
+    await base.db.agent.create({ data: { accountId, name: 'Dialer', voiceId: 'he-ori', prompt: 'Hi.' } })
+  ).id;
+  await addPhoneNumber(base, { accountId, phone_number: FROM });
+});
+afterAll(async () => {
+  await connection?.close();
+  await nativeConnection?.close();
+  await database?.drop();
+});
+
+/** Runs `fn` with a worker whose carrier counts what it sees. */
+async function withWorker<T>(
+  talkMs: number,
+  fn: (deps: CoreDeps & CallRuntime, seen: ReturnType<typeof countingCarrier>['seen']) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `campaigns-${randomUUID()}`;
+  const { carrier, seen } = countingCarrier(
+    // Every call is answered, except destinations the simulator's test suffixes name (0001 busy, ...).
+    createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs, weights: { completed: 1 } }),
+  );
+  const deps: CoreDeps & CallRuntime = {
+    ...base,
+    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    carrier,
+    conversation: deterministicConversationEngine,
+  };
+  const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, deps });
+  return worker.runUntil(() => fn(deps, seen));
+}
+
+const numbers = (count: number, start: number) =>
+  Array.from({ length: count }, (_, i) => `+1415555${String(start + i).padStart(4, '0')}`);
+
+async function create(deps: CoreDeps, input: Partial<CreateCampaignInput>) {
+  const { body } = await createCampaign(deps, {
+    accountId,
+    ...CreateCampaignInput.parse({ name: 'Test', agent_id: agentId, from_numbers: [FROM], ...input }),
+  });
+  return body;
+}
+
+const finished = (campaignId: string) => client.workflow.getHandle(workflowIds.campaign(campaignId)).result();
+
+describe('campaign workflow on a real dev server and worker', () => {
+  it('never exceeds the concurrency cap', async () => {
+    await withWorker(250, async (deps, seen) => {
+      const campaign = await create(deps, {
+        max_concurrent_calls: 3,
+        contacts: numbers(15, 3000).map((to_number) => ({ to_number })),
+      });
+      expect(await finished(campaign.campaign_id)).toBe('completed');
+      expect(seen.dials).toHaveLength(15);
+      expect(seen.maxOpen).toBe(3);
+      const done = await getCampaign(deps, { accountId, campaignId: campaign.campaign_id });
+      expect(done.counts.by_state).toMatchObject({ completed: 15, queued: 0, calling: 0 });
+      expect(done.status).toBe('completed');
+    });
+  });
+
+  it('holds dials_per_minute within 5%', async () => {
+    await withWorker(0, async (deps, seen) => {
+      const campaign = await create(deps, {
+        max_concurrent_calls: 50,
+        dials_per_minute: 600,
+        contacts: numbers(50, 3100).map((to_number) => ({ to_number })),
+      });
+      expect(await finished(campaign.campaign_id)).toBe('completed');
+      const times = seen.dials.map((d) => d.at).sort((a, b) => a - b);
+      // 600 a minute is one every 100 ms, after a burst of at most one second's worth (10).
+      const elapsed = times.at(-1)! - times[0]!;
+      const rate = ((times.length - 10) / elapsed) * 60_000;
+      expect(rate).toBeLessThanOrEqual(600 * 1.05);
+      expect(rate).toBeGreaterThan(600 * 0.8);
+    });
+  });
+
+  it('dials each contact inside its own calling window, the others meanwhile', async () => {
+    // Monday 14:00 UTC: 09:00 in New York (open), 23:00 in Tokyo (closed until 09:00, 10 h later).
+    offsetMs = Date.parse('2026-11-23T14:00:00Z') - Date.now();
+    try {
+      await withWorker(0, async (deps, seen) => {
+        const campaign = await create(deps, {
+          calling_windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' }],
+          contacts: [
+            { to_number: '+14155553201', timezone: 'America/New_York' },
+            { to_number: '+14155553202', timezone: 'Asia/Tokyo' },
+          ],
+        });
+        const deadline = Date.now() + 30_000;
+        while (seen.dials.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(seen.dials.map((d) => d.to)).toEqual(['+14155553201']);
+        // Tokyo's window opens.
+        offsetMs = Date.parse('2026-11-24T00:00:05Z') - Date.now();
+        expect(await finished(campaign.campaign_id)).toBe('completed');
+        expect(seen.dials.map((d) => d.to)).toEqual(['+14155553201', '+14155553202']);
+      });
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  it('retries busy and no-answer up to the maximum, never redials other outcomes or DNC numbers', async () => {
+    await addDoNotCall(base, { accountId, phone_numbers: ['+14155560009'] });
+    await withWorker(0, async (deps, seen) => {
+      const campaign = await create(deps, {
+        retry_policy: { retry_on: ['busy', 'no_answer'], max_attempts: 3, delay_seconds: 1 },
+        contacts: ['+14155550001', '+14155550003', '+14155550004', '+14155550009', '+14155560009'].map(
+          (to_number) => ({ to_number }),
+        ),
+      });
+      expect(await finished(campaign.campaign_id)).toBe('completed');
+      const dialed = (to: string) => seen.dials.filter((d) => d.to === to).length;
+      expect(dialed('+14155550001')).toBe(3); // busy
+      expect(dialed('+14155550003')).toBe(3); // no answer
+      expect(dialed('+14155550004')).toBe(1); // not in service: status error, not retried
+      expect(dialed('+14155550009')).toBe(1); // answered
+      expect(dialed('+14155560009')).toBe(0); // do not call
+      const busy = seen.dials.filter((d) => d.to === '+14155550001').map((d) => d.at);
+      expect(busy[1]! - busy[0]!).toBeGreaterThanOrEqual(950);
+      const contacts = await deps.db.campaignContact.findMany({
+        where: { campaignId: campaign.campaign_id },
+        orderBy: { position: 'asc' },
+      });
+      expect(contacts.map((c) => [c.state, c.attempts, c.lastOutcome])).toEqual([
+        ['completed', 3, 'busy'],
+        ['completed', 3, 'no_answer'],
+        ['completed', 1, 'error'],
+        ['completed', 1, 'ended'],
+        ['skipped_dnc', 0, null],
+      ]);
+    });
+  });
+
+  it('pauses, resumes and cancels without skipping or doubling a contact', async () => {
+    await withWorker(200, async (deps, seen) => {
+      const ids = { accountId, campaignId: '' };
+      const campaign = await create(deps, {
+        max_concurrent_calls: 2,
+        contacts: numbers(30, 3400).map((to_number) => ({ to_number })),
+      });
+      ids.campaignId = campaign.campaign_id;
+      while (seen.dials.length < 4) await new Promise((r) => setTimeout(r, 20));
+      expect((await pauseCampaign(deps, ids)).status).toBe('paused');
+      await new Promise((r) => setTimeout(r, 400)); // calls in flight finish
+      const atPause = seen.dials.length;
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(seen.dials.length).toBe(atPause);
+      expect((await getCampaign(deps, ids)).counts.by_state.calling).toBe(0);
+
+      expect((await resumeCampaign(deps, ids)).status).toBe('running');
+      while (seen.dials.length < atPause + 4) await new Promise((r) => setTimeout(r, 20));
+      const canceled = await cancelCampaign(deps, ids);
+      expect(canceled.status).toBe('canceled');
+      expect(await finished(campaign.campaign_id)).toBe('canceled');
+
+      const contacts = await deps.db.campaignContact.findMany({ where: { campaignId: ids.campaignId } });
+      const calls = await deps.db.call.findMany({ where: { campaignId: ids.campaignId } });
+      expect(calls).toHaveLength(seen.dials.length);
+      for (const contact of contacts) {
+        const made = calls.filter((call) => call.campaignContactId === contact.id);
+        if (contact.state === 'completed') expect(made).toHaveLength(1);
+        else expect([contact.state, made.length]).toEqual(['canceled', 0]);
+      }
+      expect(contacts.filter((c) => c.state === 'completed')).toHaveLength(seen.dials.length);
+      expect((await getCampaign(deps, ids)).finished_at).not.toBeNull();
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CampaignStep } from '@voice/core';
+import type { Activities } from '../activities';
+import {
+  campaignProgressQuery,
+  wakeCampaignSignal,
+  type CampaignProgress,
+  type CampaignWorkflowInput,
+} from '../contracts';
+
+const { advanceCampaign } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+
+/** Well below Temporal's 10,000-event suggestion: every run's history stays small and fast to replay. */
+const MAX_HISTORY_EVENTS = 2_000;
+
+/**
+ * One campaign, from launch to completed or canceled. Postgres holds the campaign and its contacts;
+ * each step (an activity) dials what may be dialed now and says how long to wait. The workflow adds
+ * pacing (a token bucket of `dials_per_minute`, one second's worth of burst) and waits on a durable
+ * timer or a wake-up signal: every call's end sends one, so the next dial follows promptly. It
+ * continues as new long before its history grows large, carrying only the pacing state.
+ */
+export async function campaignWorkflow({ campaignId, pacing }: CampaignWorkflowInput): Promise<string> {
+  let woken = false;
+  const progress: CampaignProgress = { status: 'running', dialed: 0, counts: null };
+  setHandler(wakeCampaignSignal, () => {
+    woken = true;
+  });
+  setHandler(campaignProgressQuery, () => progress);
+
+  let tokens = pacing?.tokens ?? 1;
+  let refilledAt = pacing?.at ?? Date.now();
+  // Unknown until the first step reports it: that step dials one contact at most.
+  let dialsPerMinute: number | null | undefined;
+  for (;;) {
+    const now = Date.now();
+    if (dialsPerMinute) {
+      const capacity = Math.max(1, dialsPerMinute / 60);
+      tokens = Math.min(capacity, tokens + ((now - refilledAt) * dialsPerMinute) / 60_000);
+    }
+    refilledAt = now;
+    const budget: number = dialsPerMinute === undefined ? 1 : dialsPerMinute ? Math.floor(tokens) : 1_000;
+
+    let waitMs: number;
+    if (budget < 1 && dialsPerMinute) {
+      waitMs = Math.ceil(((1 - tokens) * 60_000) / dialsPerMinute);
+    } else {
+      const step: CampaignStep = await advanceCampaign(campaignId, budget, uuid4());
+      progress.status = step.status;
+      progress.dialed += step.dialed;
+      progress.counts = step.counts ?? progress.counts;
+      if (step.done) return step.status;
+      if (step.dialsPerMinute) tokens -= step.dialed;
+      dialsPerMinute = step.dialsPerMinute;
+      waitMs =
+        step.blockedBy === 'pacing' && dialsPerMinute
+          ? Math.max(1, Math.ceil(((1 - Math.min(tokens, 0.999)) * 60_000) / dialsPerMinute))
+          : step.sleepMs;
+    }
+    if (waitMs > 0 && !woken) await condition(() => woken, waitMs);
+    woken = false;
+
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof campaignWorkflow>({ campaignId, pacing: { tokens, at: refilledAt } });
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import type { Campaign as CampaignRow, Db } from '@voice/db';
+import { AppError } from '../errors';
+import { inAccount } from '../scope';
+import { CONTACT_STATES, type Campaign, type CampaignCounts } from './schemas';
+import type { CallingWindow } from './windows';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const campaignNotFound = () => new AppError('NOT_FOUND', 'Campaign not found');
+
+export async function loadCampaign(db: Db, accountId: string, campaignId: string): Promise<CampaignRow> {
+  const row = UUID.test(campaignId)
+    ? await db.campaign.findFirst({ where: inAccount(accountId, { id: campaignId }) })
+    : null;
+  if (!row) throw campaignNotFound();
+  return row;
+}
+
+/** Counts by contact state and by the last call's outcome, straight from the contacts. */
+export async function countContacts(db: Db, campaignId: string): Promise<CampaignCounts> {
+  const [byState, byOutcome] = await Promise.all([
+    db.campaignContact.groupBy({ by: ['state'], where: { campaignId }, _count: { _all: true } }),
+    db.campaignContact.groupBy({
+      by: ['lastOutcome'],
+      where: { campaignId, lastOutcome: { not: null } },
+      _count: { _all: true },
+    }),
+  ]);
+  const by_state = Object.fromEntries(
+    CONTACT_STATES.map((state) => [state, 0]),
+  ) as CampaignCounts['by_state'];
+  let total = 0;
+  for (const group of byState) {
+    by_state[group.state] = group._count._all;
+    total += group._count._all;
+  }
+  const by_outcome = Object.fromEntries(byOutcome.map((group) => [group.lastOutcome!, group._count._all]));
+  return { total, by_state, by_outcome };
+}
+
+export function toCampaign(row: CampaignRow, counts: CampaignCounts): Campaign {
+  return {
+    campaign_id: row.id,
+    name: row.name,
+    agent_id: row.agentId,
+    from_numbers: row.fromNumbers,
+    status: row.status,
+    timezone: row.timezone,
+    schedule: { start_at: row.startAt?.toISOString() ?? null, end_at: row.endAt?.toISOString() ?? null },
+    calling_windows: row.callingWindows as unknown as CallingWindow[],
+    max_concurrent_calls: row.maxConcurrentCalls,
+    dials_per_minute: row.dialsPerMinute,
+    retry_policy: {
+      retry_on: row.retryOn as Campaign['retry_policy']['retry_on'],
+      max_attempts: row.maxAttempts,
+      delay_seconds: row.retryDelaySeconds,
+    },
+    counts,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    started_at: row.startedAt?.toISOString() ?? null,
+    finished_at: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/** The counts the workflow last stored (for lists); an empty campaign has zeros. */
+export function storedCounts(row: CampaignRow): CampaignCounts {
+  const stored = row.counts as Partial<CampaignCounts>;
+  const by_state = Object.fromEntries(
+    CONTACT_STATES.map((state) => [state, 0]),
+  ) as CampaignCounts['by_state'];
+  return {
+    total: stored.total ?? row.contactCount,
+    by_state: {
+      ...by_state,
+      ...(stored.total === undefined ? { queued: row.contactCount } : stored.by_state),
+    },
+    by_outcome: stored.by_outcome ?? {},
+  };
+}

@@ -1,0 +1,128 @@
+import type { Campaign as CampaignRow } from '@voice/db';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { lockCampaign } from './campaign-contacts';
+import { emitCampaignEvent } from './campaign-events';
+import { countContacts, loadCampaign, toCampaign } from './campaign-view';
+import type { Campaign } from './schemas';
+
+/**
+ * Moves a draft to scheduled (start in the future) or running, and starts `campaign-<id>`. Should the
+ * start fail, the row keeps `workflow_started_at` unset and the worker's relay starts it.
+ */
+export async function launchCampaign(deps: CoreDeps, campaignId: string): Promise<Campaign> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const row = await db.campaign.findUniqueOrThrow({ where: { id: campaignId } });
+  const status = row.startAt && row.startAt > now ? 'scheduled' : 'running';
+  const launched = await db.campaign.update({
+    where: { id: campaignId },
+    data: { status, updatedAt: now },
+  });
+  await startCampaignWorkflow(deps, launched);
+  return toCampaign(launched, await countContacts(db, campaignId));
+}
+
+async function startCampaignWorkflow(deps: CoreDeps, row: CampaignRow): Promise<boolean> {
+  try {
+    await deps.callWorkflows.startCampaignWorkflow({
+      campaignId: row.id,
+      accountId: row.accountId,
+      agentId: row.agentId,
+    });
+  } catch {
+    return false;
+  }
+  await deps.db.campaign.update({
+    where: { id: row.id },
+    data: { workflowStartedAt: deps.clock.now() },
+  });
+  return true;
+}
+
+/** The relay's part for campaigns: starts launched campaigns whose workflow start was lost. */
+export async function startPendingCampaigns(deps: CoreDeps, { olderThanMs = 5_000 } = {}): Promise<number> {
+  const rows = await deps.db.campaign.findMany({
+    where: {
+      workflowStartedAt: null,
+      status: { in: ['scheduled', 'running', 'paused'] },
+      updatedAt: { lte: new Date(deps.clock.now().getTime() - olderThanMs) },
+    },
+    take: 100,
+  });
+  for (const row of rows) await startCampaignWorkflow(deps, row);
+  return rows.length;
+}
+
+async function transition(
+  deps: CoreDeps,
+  { accountId, campaignId }: { accountId: string; campaignId: string },
+  change: (row: CampaignRow) => Pick<Partial<CampaignRow>, 'status' | 'finishedAt'> | null,
+): Promise<{ before: CampaignRow; after: CampaignRow }> {
+  const found = await loadCampaign(deps.db, accountId, campaignId);
+  return deps.db.$transaction(async (tx) => {
+    const before = await lockCampaign(tx, found.id);
+    const data = change(before);
+    if (!data) return { before, after: before };
+    const after = await tx.campaign.update({
+      where: { id: found.id },
+      data: { ...data, updatedAt: deps.clock.now() },
+    });
+    if (data.status === 'canceled')
+      await tx.campaignContact.updateMany({
+        where: { campaignId: found.id, state: 'queued' },
+        data: { state: 'canceled', updatedAt: deps.clock.now() },
+      });
+    return { before, after };
+  });
+}
+
+const finished = (status: string) => status === 'completed' || status === 'canceled';
+
+/** Stops new dials; calls in flight finish. Pausing a paused campaign changes nothing. */
+export async function pauseCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
+  const { before, after } = await transition(deps, ids, (row) => {
+    if (finished(row.status))
+      throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be paused`);
+    if (row.status === 'draft') throw new AppError('CONFLICT', 'Campaign is a draft; resume launches it');
+    return row.status === 'paused' ? null : { status: 'paused' };
+  });
+  if (before.status !== after.status) {
+    await emitCampaignEvent(deps, after.id, 'campaign_paused');
+    await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+  }
+  return toCampaign(after, await countContacts(deps.db, after.id));
+}
+
+/** Continues a paused campaign, or launches a draft. */
+export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
+  const found = await loadCampaign(deps.db, ids.accountId, ids.campaignId);
+  if (found.status === 'draft') return launchCampaign(deps, found.id);
+  const { after } = await transition(deps, ids, (row) => {
+    if (finished(row.status))
+      throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be resumed`);
+    if (row.status !== 'paused') return null;
+    return { status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running' };
+  });
+  await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+  return toCampaign(after, await countContacts(deps.db, after.id));
+}
+
+/**
+ * Stops new dials and marks every contact still waiting `canceled`; calls in flight finish and
+ * record their outcome, then the workflow ends.
+ */
+export async function cancelCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
+  const { before, after } = await transition(deps, ids, (row) => {
+    if (finished(row.status)) throw new AppError('CONFLICT', `Campaign is already ${row.status}`);
+    return {
+      status: 'canceled',
+      ...(row.status === 'draft' ? { finishedAt: deps.clock.now() } : {}),
+    };
+  });
+  if (before.status !== 'draft') {
+    await emitCampaignEvent(deps, after.id, 'campaign_canceled');
+    await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+  }
+  return toCampaign(after, await countContacts(deps.db, after.id));
+}
