@@ -1,5 +1,6 @@
 import { agentRoutes } from './agents';
 import { callRoutes } from './calls';
+import { campaignRoutes } from './campaigns';
 import { phoneNumberRoutes } from './phone-numbers';
 import type { AnyRestRoute } from './route';
 import { voiceRoutes } from './voices';
@@ -8,6 +9,7 @@ import { voiceRoutes } from './voices';
 export const restRoutes: readonly AnyRestRoute[] = [
   ...agentRoutes,
   ...callRoutes,
+  ...campaignRoutes,
   ...phoneNumberRoutes,
   ...voiceRoutes,
 ];

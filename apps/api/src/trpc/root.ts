@@ -1,6 +1,7 @@
 import { agentsRouter } from './routers/agents';
 import { apiKeysRouter } from './routers/api-keys';
 import { callsRouter } from './routers/calls';
+import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { voicesRouter } from './routers/voices';
 import { webhooksRouter } from './routers/webhooks';
@@ -10,6 +11,8 @@ export const appRouter = router({
   agents: agentsRouter,
   apiKeys: apiKeysRouter,
   calls: callsRouter,
+  campaigns: campaignsRouter,
+  doNotCall: doNotCallRouter,
   phoneNumbers: phoneNumbersRouter,
   voices: voicesRouter,
   webhooks: webhooksRouter,

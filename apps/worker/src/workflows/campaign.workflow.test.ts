@@ -144,7 +144,8 @@ describe('campaign workflow on a real dev server and worker', () => {
       const elapsed = times.at(-1)! - times[0]!;
       const rate = ((times.length - 10) / elapsed) * 60_000;
       expect(rate).toBeLessThanOrEqual(600 * 1.05);
-      expect(rate).toBeGreaterThan(600 * 0.8);
+      // Never faster; slower only by the time a loaded machine takes to start calls.
+      expect(rate).toBeGreaterThan(600 * 0.6);
     });
   });
 
