@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts';
 import { registerAgentCommands } from './commands/agents';
 import { registerCallCommands } from './commands/calls';
+import { registerCampaignCommands } from './commands/campaigns';
+import { registerDoNotCallCommands } from './commands/dnc';
 import { registerEmailCommands } from './commands/emails';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
@@ -16,6 +18,8 @@ export function createProgram(): Command {
   registerAccountCommands(program);
   registerAgentCommands(program);
   registerCallCommands(program);
+  registerCampaignCommands(program);
+  registerDoNotCallCommands(program);
   registerEmailCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);

@@ -27,7 +27,8 @@ const MAX_HISTORY_EVENTS = 2_000;
 /**
  * One campaign, from launch to completed or canceled. Postgres holds the campaign and its contacts;
  * each step (an activity) dials what may be dialed now and says how long to wait. The workflow adds
- * pacing (a token bucket of `dials_per_minute`, one second's worth of burst) and waits on a durable
+ * pacing (a token bucket of `dials_per_minute` holding two seconds' worth, so late timers do not
+ * lose dials; a minute never sees more than `dials_per_minute` plus that much) and waits on a durable
  * timer or a wake-up signal: every call's end sends one, so the next dial follows promptly. It
  * continues as new long before its history grows large, carrying only the pacing state.
  */
@@ -43,18 +44,25 @@ export async function campaignWorkflow({ campaignId, pacing }: CampaignWorkflowI
   let refilledAt = pacing?.at ?? Date.now();
   // Unknown until the first step reports it: that step dials one contact at most.
   let dialsPerMinute: number | null | undefined;
-  for (;;) {
+  // Workflow time moves on with every event, so the bucket fills for the time steps take as well.
+  const refill = () => {
     const now = Date.now();
     if (dialsPerMinute) {
-      const capacity = Math.max(1, dialsPerMinute / 60);
+      const capacity = Math.max(1, dialsPerMinute / 30);
       tokens = Math.min(capacity, tokens + ((now - refilledAt) * dialsPerMinute) / 60_000);
     }
     refilledAt = now;
-    const budget: number = dialsPerMinute === undefined ? 1 : dialsPerMinute ? Math.floor(tokens) : 1_000;
+  };
+  const untilNextToken = (perMinute: number) =>
+    Math.max(1, Math.ceil(((1 - Math.min(tokens, 0.999)) * 60_000) / perMinute));
+  for (;;) {
+    refill();
+    const budget: number =
+      dialsPerMinute === undefined ? 1 : dialsPerMinute ? Math.floor(tokens + 1e-6) : 1_000;
 
     let waitMs: number;
     if (budget < 1 && dialsPerMinute) {
-      waitMs = Math.ceil(((1 - tokens) * 60_000) / dialsPerMinute);
+      waitMs = untilNextToken(dialsPerMinute);
     } else {
       const step: CampaignStep = await advanceCampaign(campaignId, budget, uuid4());
       progress.status = step.status;
@@ -63,10 +71,8 @@ export async function campaignWorkflow({ campaignId, pacing }: CampaignWorkflowI
       if (step.done) return step.status;
       if (step.dialsPerMinute) tokens -= step.dialed;
       dialsPerMinute = step.dialsPerMinute;
-      waitMs =
-        step.blockedBy === 'pacing' && dialsPerMinute
-          ? Math.max(1, Math.ceil(((1 - Math.min(tokens, 0.999)) * 60_000) / dialsPerMinute))
-          : step.sleepMs;
+      refill();
+      waitMs = step.blockedBy === 'pacing' && dialsPerMinute ? untilNextToken(dialsPerMinute) : step.sleepMs;
     }
     if (waitMs > 0 && !woken) await condition(() => woken, waitMs);
     woken = false;
