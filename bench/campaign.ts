@@ -1,0 +1,113 @@
+// A large campaign: zero-duration simulated calls, no pacing limit, 200 calls at once, created and
+// filled over HTTP like a client would. Figures: total time, dials/s, call end -> next dial latency,
+// the largest history of any campaign run, peak RSS of api and worker.
+import { Client, Connection } from '@temporalio/client';
+import { addPhoneNumber } from '@voice/core';
+import { freePort } from '@voice/dev';
+import { benchAccount, benchEnvironment, machine, percentile, startApp, waitForHttp } from './harness';
+
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_MAX_CONCURRENT ?? 200);
+const BATCH = 10_000;
+
+const bench = await benchEnvironment();
+const { db } = bench.database;
+const { deps, accountId, key } = await benchAccount(db);
+const agent = await db.agent.create({
+  data: { accountId, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
+});
+await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
+
+const env = {
+  DATABASE_URL: bench.database.url,
+  TEMPORAL_ADDRESS: bench.temporal.address,
+  JWT_SECRET: 'x'.repeat(32),
+  SIMULATOR_DIAL_MS: '0',
+  SIMULATOR_RING_MS: '0',
+  SIMULATOR_TALK_MS: '0',
+};
+const apiPort = await freePort();
+const api = startApp('api', { ...env, PORT: String(apiPort) });
+const workerHealthPort = await freePort();
+const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(workerHealthPort) });
+await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+
+const call = async (path: string, body: unknown) => {
+  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+};
+// Outcomes follow the simulator's default mix; retries are off, so each contact is dialed once.
+const created = await call('campaign-create', {
+  name: 'Bench',
+  agent_id: agent.id,
+  from_numbers: ['+14155550100'],
+  max_concurrent_calls: CONCURRENCY,
+  dials_per_minute: null,
+  retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
+  draft: true,
+});
+const campaignId = created.campaign_id as string;
+for (let from = 0; from < CONTACTS; from += BATCH) {
+  const contacts = Array.from({ length: Math.min(BATCH, CONTACTS - from) }, (_, i) => ({
+    to_number: `+1${String(2012000000 + from + i)}`,
+  }));
+  await call(`campaign-contacts-add/${campaignId}`, { contacts });
+}
+const started = Date.now();
+await call(`campaign-resume/${campaignId}`, {});
+
+const connection = await Connection.connect({ address: bench.temporal.address });
+const client = new Client({ connection });
+await client.workflow.getHandle(`campaign-${campaignId}`).result();
+const seconds = (Date.now() - started) / 1000;
+const apiRss = api.peakRssMb();
+const workerRss = worker.peakRssMb();
+
+// The largest history of any run of the campaign workflow.
+let largest = 0;
+let runs = 0;
+for await (const execution of client.workflow.list({ query: `WorkflowId = 'campaign-${campaignId}'` })) {
+  runs += 1;
+  largest = Math.max(largest, execution.historyLength ?? 0);
+}
+// Call end -> the next dial: for each ended call, the first call created after it.
+const calls = await db.call.findMany({
+  where: { campaignId },
+  select: { createdAt: true, endedAt: true },
+});
+const dials = calls.map((c) => c.createdAt.getTime()).sort((a, b) => a - b);
+const gaps: number[] = [];
+for (const c of calls) {
+  if (!c.endedAt) continue;
+  const end = c.endedAt.getTime();
+  let lo = 0;
+  let hi = dials.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (dials[mid]! < end) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < dials.length) gaps.push(dials[lo]! - end);
+}
+gaps.sort((a, b) => a - b);
+await api.stop();
+await worker.stop();
+await connection.close();
+await bench.close();
+
+console.log(`campaign benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(`  ${CONTACTS} contacts, zero-duration simulated calls, no pacing limit, ${CONCURRENCY} at once`);
+console.log(`  calls made:             ${calls.length}`);
+console.log(`  total time:             ${seconds.toFixed(1)} s`);
+console.log(`  dials/s:                ${(calls.length / seconds).toFixed(1)} (aim >= 100)`);
+console.log(`  call end -> next dial:  p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms`);
+console.log(`  campaign runs:          ${runs}, largest history ${largest} events (aim <= 10,000)`);
+console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB (aim <= 400 MB each)`);
+process.exit(0);
