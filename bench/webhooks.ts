@@ -10,6 +10,8 @@ import { benchAccount, benchEnvironment, machine, percentile, pool, startApp, wa
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WEBHOOKS = 5;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+/** Calls dialed per second; unset dials as fast as possible (a burst the server works through). */
+const DIAL_RATE = process.env.BENCH_DIAL_RATE ? Number(process.env.BENCH_DIAL_RATE) : null;
 const SECRET = 'whsec_YmVuY2htYXJrLXdlYmhvb2stc2VjcmV0';
 
 const receipts: { callId: string; at: number }[] = [];
@@ -66,7 +68,9 @@ await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
 const connection = await Connection.connect({ address: bench.temporal.address });
 const starter = createCallWorkflowStarter(new Client({ connection }), 'voice-agent');
 const started = Date.now();
-await pool(CALLS, CONCURRENCY, async () => {
+await pool(CALLS, DIAL_RATE ? 1 : CONCURRENCY, async (i) => {
+  if (DIAL_RATE)
+    await new Promise((resolve) => setTimeout(resolve, started + (i * 1000) / DIAL_RATE - Date.now()));
   await dialCall(
     { ...deps, callWorkflows: starter },
     { accountId, from_number: '+14155550100', to_number: '+14155550009' },
@@ -96,6 +100,9 @@ await bench.close();
 console.log(`webhooks benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
 console.log(
   `  ${CALLS} calls x ${WEBHOOKS} webhooks, zero-duration simulated calls, receiver on loopback (answers 204)`,
+);
+console.log(
+  `  dialed:                 ${DIAL_RATE ? `${DIAL_RATE} calls/s` : `as fast as possible, ${CONCURRENCY} at a time`}`,
 );
 console.log(
   `  received:               ${receipts.length} of ${expected} (${failed} deliveries not delivered)`,

@@ -21,13 +21,14 @@ import { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 
 const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 };
 
-// Carrier checks are short and idempotent: local activities run them in the worker without a round
-// trip through the server per attempt, which roughly halves the server work of a call.
-const { placeCall, checkCall } = proxyLocalActivities<Activities>({
+// Carrier checks and the call-end step are short and idempotent: local activities run them in the
+// worker without a round trip through the server per attempt, which roughly halves the server work
+// of a call.
+const { placeCall, checkCall, handleCallEnded } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
-const { handleCallEnded, failNotificationEmail } = proxyActivities<Activities>({
+const { failNotificationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
@@ -72,17 +73,20 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
       .signal(wakeCampaignSignal)
       .catch(() => undefined);
   }
-  for (const delivery of ended.deliveries) {
-    await startChild(webhookDeliveryWorkflow, {
-      workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
-      args: [{ deliveryId: delivery.deliveryId, retryScheduleMs: delivery.retryScheduleMs }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: [
-        { key: AccountIdAttribute, value: delivery.accountId },
-        { key: AgentIdAttribute, value: delivery.agentId },
-      ],
-    });
-  }
+  // Started together: one workflow task issues every start.
+  await Promise.all(
+    ended.deliveries.map((delivery) =>
+      startChild(webhookDeliveryWorkflow, {
+        workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
+        args: [{ deliveryId: delivery.deliveryId, retryScheduleMs: delivery.retryScheduleMs }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: AccountIdAttribute, value: delivery.accountId },
+          { key: AgentIdAttribute, value: delivery.agentId },
+        ],
+      }),
+    ),
+  );
   // Histories recorded before notification emails existed have no `emails`.
   await Promise.all((ended.emails ?? []).map(sendEmail));
   return { status: ended.status };

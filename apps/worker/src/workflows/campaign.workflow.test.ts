@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import {
@@ -6,6 +7,7 @@ import {
   addPhoneNumber,
   cancelCampaign,
   createAccount,
+  createAgent,
   createCampaign,
   createSimulatedCarrier,
   CreateCampaignInput,
@@ -13,6 +15,7 @@ import {
   getCampaign,
   pauseCampaign,
   resumeCampaign,
+  signWebhook,
   type CallRuntime,
   type Carrier,
   type CoreDeps,
@@ -238,5 +241,76 @@ describe('campaign workflow on a real dev server and worker', () => {
       expect(contacts.filter((c) => c.state === 'completed')).toHaveLength(seen.dials.length);
       expect((await getCampaign(deps, ids)).finished_at).not.toBeNull();
     });
+  });
+});
+
+describe('campaign events', () => {
+  it('sends campaign_started and campaign_completed to the agent’s webhooks, signed', async () => {
+    const bodies: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        bodies.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const secret = 'whsec_Y2FtcGFpZ24tZXZlbnRzLXNlY3JldA==';
+    const saved = base.config;
+    base = {
+      ...base,
+      config: { ...base.config, webhookAllowedHosts: [host], webhookRetryScheduleMs: [200] },
+    };
+    try {
+      const hooked = await createAgent(base, {
+        accountId,
+        name: 'Hooked dialer',
+        prompt: 'Hi.',
+        language: 'en',
+        voice: 'Steve',
+        welcome_message: '',
+        variables_provided: [],
+        variables_extracted: [],
+        notification_emails: [],
+        webhooks: [{ name: 'events', url: `http://${host}/events`, secret }],
+      });
+      await withWorker(0, async (deps) => {
+        const campaign = await create(deps, {
+          agent_id: hooked.agent_id,
+          contacts: [{ to_number: '+14155553501' }, { to_number: '+14155553502' }],
+        });
+        expect(await finished(campaign.campaign_id)).toBe('completed');
+        const deadline = Date.now() + 30_000;
+        const count = () => bodies.filter((b) => b.body.includes('"event":"campaign_')).length;
+        while (count() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        const events = bodies
+          .map((b) => ({
+            ...b,
+            json: JSON.parse(b.body) as { event: string; campaign: { campaign_id: string } },
+          }))
+          .filter((b) => b.json.event.startsWith('campaign_'));
+        expect(events.map((e) => e.json.event).sort()).toEqual(['campaign_completed', 'campaign_started']);
+        for (const event of events) {
+          expect(event.json.campaign.campaign_id).toBe(campaign.campaign_id);
+          const timestamp = Number(event.headers['webhook-timestamp']);
+          const id = String(event.headers['webhook-id']);
+          expect(event.headers['webhook-signature']).toBe(
+            signWebhook({ secret, id, timestamp, body: event.body }),
+          );
+        }
+        const completed = events.find((e) => e.json.event === 'campaign_completed')!.json as unknown as {
+          campaign: { status: string; counts: { by_state: { completed: number } } };
+        };
+        expect(completed.campaign).toMatchObject({
+          status: 'completed',
+          counts: { by_state: { completed: 2 } },
+        });
+      });
+    } finally {
+      base = { ...base, config: saved };
+      receiver.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { WebhookDeliveryInput } from '../contracts';
 
-const { attemptDelivery, failDelivery } = proxyActivities<Activities>({
+// Local activities: an attempt runs in the worker that runs the workflow, without a round trip
+// through the server's task queues, which roughly halves the server's work per delivery.
+const { attemptDelivery, failDelivery } = proxyLocalActivities<Activities>({
   // An attempt times out after 15 s on its own; this bounds the activity around it.
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
