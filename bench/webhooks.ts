@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { addPhoneNumber, createAgent, dialCall } from '@voice/core';
+import { testAgentInput } from '@voice/core/testing';
 import { freePort } from '@voice/dev';
 import { createCallWorkflowStarter } from '@voice/worker/starters';
 import { benchAccount, benchEnvironment, machine, percentile, pool, startApp, waitForHttp } from './harness';
@@ -32,22 +33,14 @@ const { db } = bench.database;
 const { deps, accountId } = await benchAccount(db);
 const agent = await createAgent(
   { ...deps, config: { ...deps.config, webhookAllowedHosts: [receiverHost] } },
-  {
-    accountId,
+  testAgentInput(accountId, {
     name: 'Bench agent',
-    prompt: 'Hi.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    notification_emails: [],
     webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({
       name: `hook ${i + 1}`,
       url: `http://${receiverHost}/hook/${i + 1}`,
       secret: SECRET,
     })),
-  },
+  }),
 );
 await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
 await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId: agent.agent_id } });

@@ -10,7 +10,7 @@ import {
   handleCallEnded,
   type CoreDeps,
 } from '@voice/core';
-import { createTestDeps, runCallToEnd } from '@voice/core/testing';
+import { createTestDeps, runCallToEnd, testAgentInput } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { voiceCli } from '../test/voice';
@@ -32,20 +32,16 @@ beforeAll(async () => {
   database = made.database;
   deps = { ...made.deps, config: { ...made.deps.config, webhookAllowedHosts: [host] } };
   account = (await createAccount(deps, { name: 'Hooks' })).account.id;
-  const agent = await createAgent(deps, {
-    accountId: account,
-    name: 'Hook bot',
-    prompt: 'Hi.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    notification_emails: ['ops@example.com'],
-    webhooks: [
-      { name: 'down', url: `http://${host}/hook`, secret: SECRET, headers: { 'X-Tenant': HEADER_VALUE } },
-    ],
-  });
+  const agent = await createAgent(
+    deps,
+    testAgentInput(account, {
+      name: 'Hook bot',
+      notification_emails: ['ops@example.com'],
+      webhooks: [
+        { name: 'down', url: `http://${host}/hook`, secret: SECRET, headers: { 'X-Tenant': HEADER_VALUE } },
+      ],
+    }),
+  );
   await addPhoneNumber(deps, { accountId: account, phone_number: '+14155550165' });
   await deps.db.phoneNumber.update({ where: { number: '+14155550165' }, data: { agentId: agent.agent_id } });
   ({ call_id: callId } = await dialCall(deps, {

@@ -13,7 +13,7 @@ import {
   dialCall,
   getCall,
 } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
+import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createCallWorkflowStarter } from './starters';
 import { workflowIds } from './contracts';
@@ -186,16 +186,8 @@ describe('a worker process killed between two webhook attempts', () => {
       const { account } = await createAccount(deps, { name: 'Kill hooks' });
       const agent = await createAgent(
         { ...deps, config: { ...deps.config, webhookAllowedHosts: [`127.0.0.1:${receiverPort}`] } },
-        {
-          accountId: account.id,
+        testAgentInput(account.id, {
           name: 'Hook bot',
-          prompt: 'Hi.',
-          language: 'en',
-          voice: 'Steve',
-          welcome_message: '',
-          variables_provided: [],
-          variables_extracted: [],
-          notification_emails: [],
           webhooks: [
             {
               name: 'receiver',
@@ -204,7 +196,7 @@ describe('a worker process killed between two webhook attempts', () => {
               headers: { 'X-Tenant': HEADER_VALUE },
             },
           ],
-        },
+        }),
       );
       await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550171' });
       await deps.db.phoneNumber.update({

@@ -12,7 +12,7 @@ import {
   type CoreDeps,
   type Mailer,
 } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
+import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import { inject } from 'vitest';
 import { workflowIds } from '../src/contracts';
 import { createCallWorkflowStarter } from '../src/starters';
@@ -65,18 +65,14 @@ export async function scenario({
     conversation: deterministicConversationEngine,
   };
   const { account } = await createAccount(deps, { name });
-  const agent = await createAgent(deps, {
-    accountId: account.id,
-    name: `${name} agent`,
-    prompt: 'Hi.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    notification_emails: notificationEmails,
-    webhooks,
-  });
+  const agent = await createAgent(
+    deps,
+    testAgentInput(account.id, {
+      name: `${name} agent`,
+      notification_emails: notificationEmails,
+      webhooks,
+    }),
+  );
   await addPhoneNumber(deps, { accountId: account.id, phone_number: number });
   await deps.db.phoneNumber.update({ where: { number }, data: { agentId: agent.agent_id } });
   return {

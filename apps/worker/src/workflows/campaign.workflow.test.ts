@@ -20,7 +20,7 @@ import {
   type Carrier,
   type CoreDeps,
 } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
+import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { workflowIds } from '../contracts';
@@ -264,18 +264,13 @@ describe('campaign events', () => {
       config: { ...base.config, webhookAllowedHosts: [host], webhookRetryScheduleMs: [200] },
     };
     try {
-      const hooked = await createAgent(base, {
-        accountId,
-        name: 'Hooked dialer',
-        prompt: 'Hi.',
-        language: 'en',
-        voice: 'Steve',
-        welcome_message: '',
-        variables_provided: [],
-        variables_extracted: [],
-        notification_emails: [],
-        webhooks: [{ name: 'events', url: `http://${host}/events`, secret }],
-      });
+      const hooked = await createAgent(
+        base,
+        testAgentInput(accountId, {
+          name: 'Hooked dialer',
+          webhooks: [{ name: 'events', url: `http://${host}/events`, secret }],
+        }),
+      );
       await withWorker(0, async (deps) => {
         const campaign = await create(deps, {
           agent_id: hooked.agent_id,

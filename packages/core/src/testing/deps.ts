@@ -4,6 +4,7 @@ import { deterministicConversationEngine } from '../calls/conversation';
 import { checkCall, placeCall, type CallProgress } from '../calls/progress-call';
 import { deferredCallWorkflows, type Clock, type CoreDeps } from '../deps';
 import type { HostResolver } from '../network/resolver';
+import type { CreateAgentData } from '../agents/schemas';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 
@@ -74,4 +75,23 @@ export async function runCallToEnd(
     progress = await checkCall(runtime, callId);
   }
   return progress.status;
+}
+
+/** A complete create-agent input for tests: a short prompt, voice Steve, nothing else unless given. */
+export function testAgentInput(
+  accountId: string,
+  overrides: Partial<CreateAgentData> & { name: string },
+): { accountId: string } & CreateAgentData {
+  return {
+    accountId,
+    prompt: 'Hi.',
+    language: 'en',
+    voice: 'Steve',
+    welcome_message: '',
+    variables_provided: [],
+    variables_extracted: [],
+    notification_emails: [],
+    webhooks: [],
+    ...overrides,
+  };
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { attemptDelivery, createAgent, dialCall, handleCallEnded } from '@voice/core';
-import { runCallToEnd } from '@voice/core/testing';
+import { runCallToEnd, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../../test/harness';
 
@@ -20,18 +20,15 @@ beforeAll(async () => {
   api.deps.config.webhookAllowedHosts = [host];
   const seeded = await seedAccount(api.deps, 'Deliveries', ['+14155550120']);
   key = seeded.key;
-  const agent = await createAgent(api.deps, {
-    accountId: seeded.account.id,
-    name: 'Hooked',
-    prompt: 'Hi.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    notification_emails: [],
-    webhooks: [{ name: 'r', url: `http://${host}/r`, secret: SECRET, headers: { 'X-Tenant': HEADER_VALUE } }],
-  });
+  const agent = await createAgent(
+    api.deps,
+    testAgentInput(seeded.account.id, {
+      name: 'Hooked',
+      webhooks: [
+        { name: 'r', url: `http://${host}/r`, secret: SECRET, headers: { 'X-Tenant': HEADER_VALUE } },
+      ],
+    }),
+  );
   ({ call_id: callId } = await dialCall(api.deps, {
     accountId: seeded.account.id,
     from_number: '+14155550120',
