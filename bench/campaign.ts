@@ -3,8 +3,7 @@
 // the largest history of any campaign run, peak RSS of api and worker.
 import { Client, Connection } from '@temporalio/client';
 import { addPhoneNumber } from '@voice/core';
-import { freePort } from '@voice/dev';
-import { benchAccount, benchEnvironment, machine, percentile, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, machine, percentile, startServices } from './harness';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_MAX_CONCURRENT ?? 200);
@@ -18,23 +17,12 @@ const agent = await db.agent.create({
 });
 await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
 
-const env = {
-  DATABASE_URL: bench.database.url,
-  TEMPORAL_ADDRESS: bench.temporal.address,
-  JWT_SECRET: 'x'.repeat(32),
-  SIMULATOR_DIAL_MS: '0',
-  SIMULATOR_RING_MS: '0',
-  SIMULATOR_TALK_MS: '0',
-};
-const apiPort = await freePort();
-const api = startApp('api', { ...env, PORT: String(apiPort) });
-const workerHealthPort = await freePort();
-const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(workerHealthPort) });
-await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
-await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+const services = await startServices(bench, { api: true });
+const api = services.api!;
+const { worker, apiUrl } = services;
 
 const call = async (path: string, body: unknown) => {
-  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/${path}`, {
+  const response = await fetch(`${apiUrl}/functions/v1/${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, DefaultLogger, Runtime } from '@temporalio/worker';
 import { addPhoneNumber } from '@voice/core';
-import { freePort } from '@voice/dev';
-import { benchAccount, benchEnvironment, machine, pool, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, machine, pool, startServices } from './harness';
 
 const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -21,26 +20,15 @@ const agent = await db.agent.create({
 await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
 await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId: agent.id } });
 
-const env = {
-  DATABASE_URL: bench.database.url,
-  TEMPORAL_ADDRESS: bench.temporal.address,
-  JWT_SECRET: 'x'.repeat(32),
-  SIMULATOR_DIAL_MS: '0',
-  SIMULATOR_RING_MS: '0',
-  SIMULATOR_TALK_MS: '0',
-};
-const apiPort = await freePort();
-const api = startApp('api', { ...env, PORT: String(apiPort) });
-const workerHealthPort = await freePort();
-const worker = startApp('worker', { ...env, WORKER_HEALTH_PORT: String(workerHealthPort) });
-await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
-await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+const services = await startServices(bench, { api: true });
+const api = services.api!;
+const { worker, apiUrl } = services;
 
 // Dials: accepted rate, and the rate at which calls reach a terminal status.
 const started = performance.now();
 let failures = 0;
 await pool(TOTAL, CONCURRENCY, async (i) => {
-  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/call-dial`, {
+  const response = await fetch(`${apiUrl}/functions/v1/call-dial`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({

@@ -136,3 +136,29 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
   const { account, key } = await createAccount(deps, { name: 'Bench' });
   return { deps, accountId: account.id, key };
 }
+
+/**
+ * The api (when asked) and a worker as processes over the benchmark's database and Temporal server,
+ * with zero-duration simulated calls; resolves once both answer their health checks.
+ */
+export async function startServices(
+  bench: BenchEnvironment,
+  { api: withApi, env = {} }: { api: boolean; env?: Record<string, string> },
+): Promise<{ api: AppProcess | null; apiUrl: string; worker: AppProcess }> {
+  const shared = {
+    DATABASE_URL: bench.database.url,
+    TEMPORAL_ADDRESS: bench.temporal.address,
+    JWT_SECRET: 'x'.repeat(32),
+    SIMULATOR_DIAL_MS: '0',
+    SIMULATOR_RING_MS: '0',
+    SIMULATOR_TALK_MS: '0',
+    ...env,
+  };
+  const apiPort = await freePort();
+  const api = withApi ? startApp('api', { ...shared, PORT: String(apiPort) }) : null;
+  const workerHealthPort = await freePort();
+  const worker = startApp('worker', { ...shared, WORKER_HEALTH_PORT: String(workerHealthPort) });
+  if (api) await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+  await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+  return { api, apiUrl: `http://127.0.0.1:${apiPort}`, worker };
+}

@@ -4,9 +4,8 @@ import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { addPhoneNumber, createAgent, dialCall } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
-import { freePort } from '@voice/dev';
 import { createCallWorkflowStarter } from '@voice/worker/starters';
-import { benchAccount, benchEnvironment, machine, percentile, pool, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, machine, percentile, pool, startServices } from './harness';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WEBHOOKS = 5;
@@ -45,18 +44,7 @@ const agent = await createAgent(
 await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
 await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId: agent.agent_id } });
 
-const workerHealthPort = await freePort();
-const worker = startApp('worker', {
-  DATABASE_URL: bench.database.url,
-  TEMPORAL_ADDRESS: bench.temporal.address,
-  JWT_SECRET: 'x'.repeat(32),
-  SIMULATOR_DIAL_MS: '0',
-  SIMULATOR_RING_MS: '0',
-  SIMULATOR_TALK_MS: '0',
-  WEBHOOK_ALLOWED_HOSTS: receiverHost,
-  WORKER_HEALTH_PORT: String(workerHealthPort),
-});
-await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
+const { worker } = await startServices(bench, { api: false, env: { WEBHOOK_ALLOWED_HOSTS: receiverHost } });
 
 const connection = await Connection.connect({ address: bench.temporal.address });
 const starter = createCallWorkflowStarter(new Client({ connection }), 'voice-agent');
