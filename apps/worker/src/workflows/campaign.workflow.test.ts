@@ -127,7 +127,8 @@ describe('campaign workflow on a real dev server and worker', () => {
       });
       expect(await finished(campaign.campaign_id)).toBe('completed');
       expect(seen.dials).toHaveLength(15);
-      expect(seen.maxOpen).toBe(3);
+      expect(seen.maxOpen).toBeLessThanOrEqual(3);
+      expect(seen.maxOpen).toBeGreaterThan(1);
       const done = await getCampaign(deps, { accountId, campaignId: campaign.campaign_id });
       expect(done.counts.by_state).toMatchObject({ completed: 15, queued: 0, calling: 0 });
       expect(done.status).toBe('completed');
@@ -217,12 +218,20 @@ describe('campaign workflow on a real dev server and worker', () => {
       });
       ids.campaignId = campaign.campaign_id;
       while (seen.dials.length < 4) await new Promise((r) => setTimeout(r, 20));
-      expect((await pauseCampaign(deps, ids)).status).toBe('paused');
-      await new Promise((r) => setTimeout(r, 400)); // calls in flight finish
+      const paused = await pauseCampaign(deps, ids);
+      expect(paused.status).toBe('paused');
+      // Calls in flight finish; nothing new is dialed meanwhile or after.
+      const deadline = Date.now() + 30_000;
+      while ((await getCampaign(deps, ids)).counts.by_state.calling > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect((await getCampaign(deps, ids)).counts.by_state.calling).toBe(0);
       const atPause = seen.dials.length;
       await new Promise((r) => setTimeout(r, 1000));
       expect(seen.dials.length).toBe(atPause);
-      expect((await getCampaign(deps, ids)).counts.by_state.calling).toBe(0);
+      const dialedAfterPause = await deps.db.call.count({
+        where: { campaignId: ids.campaignId, createdAt: { gt: new Date(paused.updated_at) } },
+      });
+      expect(dialedAfterPause).toBe(0);
 
       expect((await resumeCampaign(deps, ids)).status).toBe('running');
       while (seen.dials.length < atPause + 4) await new Promise((r) => setTimeout(r, 20));
