@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '@voice/dev';
 import { Client, Connection } from '@temporalio/client';
 import {
@@ -20,7 +20,9 @@ import { workflowIds } from './contracts';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TSX = createRequire(import.meta.url).resolve('tsx/cli');
+// The worker runs in this one process (tsx as a loader, not its CLI, which would put the worker in a
+// child process): a SIGKILL must kill the worker itself, not leave it running as an orphan.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -45,7 +47,7 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<{ status: 
 describe('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
     const healthPort = await freePort();
-    const child = spawn(process.execPath, [TSX, MAIN], {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
       env: {
         ...process.env,
         DATABASE_URL: database.url,
@@ -78,7 +80,7 @@ function startWorkerProcess(env: Record<string, string>): {
   output: () => string;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, [TSX, MAIN], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -256,72 +258,76 @@ describe('a worker process killed between two webhook attempts', () => {
 });
 
 describe('a worker process killed mid-campaign', () => {
-  it('leaves a campaign that finishes after restart with every contact dialed exactly once', async () => {
-    const { deps, database: db4 } = await createTestDeps();
-    const address = inject('temporalAddress');
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = `kill-campaign-${await freePort()}`;
-    const env = {
-      DATABASE_URL: db4.url,
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      JWT_SECRET: 'x'.repeat(32),
-      SIMULATOR_DIAL_MS: '0',
-      SIMULATOR_RING_MS: '0',
-      SIMULATOR_TALK_MS: '300',
-      LOG_LEVEL: 'warn',
-    };
-    try {
-      const { account } = await createAccount(deps, { name: 'Kill campaign' });
-      const agent = await deps.db.agent.create({
-        data: { accountId: account.id, name: 'Bot', voiceId: 'he-ori', prompt: 'Hi.' },
-      });
-      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550172' });
-      const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
-      const { body: campaign } = await createCampaign(
-        { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
-        {
-          accountId: account.id,
-          ...CreateCampaignInput.parse({
-            name: 'Crash',
-            agent_id: agent.id,
-            from_numbers: ['+14155550172'],
-            max_concurrent_calls: 4,
-            // Every outcome is final, so each contact is dialed once whatever the simulator picks.
-            retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
-            contacts: Array.from({ length: 40 }, (_, i) => ({ to_number: `+1415555${4000 + i}` })),
-          }),
-        },
-      );
-      const deadline = Date.now() + 60_000;
-      while ((await deps.db.call.count()) < 10) {
-        if (Date.now() > deadline) throw new Error(`campaign never dialed: ${first.output()}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      first.child.kill('SIGKILL');
-      await first.exited;
-
-      const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+  it(
+    'leaves a campaign that finishes after restart with every contact dialed exactly once',
+    { timeout: 180_000 },
+    async () => {
+      const { deps, database: db4 } = await createTestDeps();
+      const address = inject('temporalAddress');
+      const connection = await Connection.connect({ address });
+      const client = new Client({ connection });
+      const taskQueue = `kill-campaign-${await freePort()}`;
+      const env = {
+        DATABASE_URL: db4.url,
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        JWT_SECRET: 'x'.repeat(32),
+        SIMULATOR_DIAL_MS: '0',
+        SIMULATOR_RING_MS: '0',
+        SIMULATOR_TALK_MS: '300',
+        LOG_LEVEL: 'warn',
+      };
       try {
-        expect(await client.workflow.getHandle(workflowIds.campaign(campaign.campaign_id)).result()).toBe(
-          'completed',
+        const { account } = await createAccount(deps, { name: 'Kill campaign' });
+        const agent = await deps.db.agent.create({
+          data: { accountId: account.id, name: 'Bot', voiceId: 'he-ori', prompt: 'Hi.' },
+        });
+        await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550172' });
+        const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+        const { body: campaign } = await createCampaign(
+          { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+          {
+            accountId: account.id,
+            ...CreateCampaignInput.parse({
+              name: 'Crash',
+              agent_id: agent.id,
+              from_numbers: ['+14155550172'],
+              max_concurrent_calls: 4,
+              // Every outcome is final, so each contact is dialed once whatever the simulator picks.
+              retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
+              contacts: Array.from({ length: 40 }, (_, i) => ({ to_number: `+1415555${4000 + i}` })),
+            }),
+          },
         );
+        const deadline = Date.now() + 60_000;
+        while ((await deps.db.call.count()) < 10) {
+          if (Date.now() > deadline) throw new Error(`campaign never dialed: ${first.output()}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        first.child.kill('SIGKILL');
+        await first.exited;
+
+        const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+        try {
+          expect(await client.workflow.getHandle(workflowIds.campaign(campaign.campaign_id)).result()).toBe(
+            'completed',
+          );
+        } finally {
+          second.child.kill('SIGTERM');
+          await second.exited;
+        }
+        const contacts = await deps.db.campaignContact.findMany({
+          where: { campaignId: campaign.campaign_id },
+        });
+        const calls = await deps.db.call.findMany({ where: { campaignId: campaign.campaign_id } });
+        expect(contacts.map((c) => [c.state, c.attempts])).toEqual(Array(40).fill(['completed', 1]));
+        expect(calls).toHaveLength(40);
+        expect(new Set(calls.map((c) => c.campaignContactId)).size).toBe(40);
+        expect(calls.every((c) => c.endedAt !== null && c.workflowStartedAt !== null)).toBe(true);
       } finally {
-        second.child.kill('SIGTERM');
-        await second.exited;
+        await connection.close();
+        await db4.drop();
       }
-      const contacts = await deps.db.campaignContact.findMany({
-        where: { campaignId: campaign.campaign_id },
-      });
-      const calls = await deps.db.call.findMany({ where: { campaignId: campaign.campaign_id } });
-      expect(contacts.map((c) => [c.state, c.attempts])).toEqual(Array(40).fill(['completed', 1]));
-      expect(calls).toHaveLength(40);
-      expect(new Set(calls.map((c) => c.campaignContactId)).size).toBe(40);
-      expect(calls.every((c) => c.endedAt !== null && c.workflowStartedAt !== null)).toBe(true);
-    } finally {
-      await connection.close();
-      await db4.drop();
-    }
-  });
+    },
+  );
 });

@@ -17,7 +17,9 @@ import {
 } from '../contracts';
 
 const { advanceCampaign } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  // A step takes well under a second; should its worker die, another retries it after this long
+  // (safely: the retried step finds its claimed contacts by the claim token).
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
 
