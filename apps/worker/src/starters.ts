@@ -12,12 +12,22 @@ import type { campaignWorkflow } from './workflows/campaign.workflow';
 import type { callWorkflow } from './workflows/call.workflow';
 import type { webhookDeliveryWorkflow } from './workflows/webhook-delivery.workflow';
 
+/** A workflow id names one execution: starting it again while it exists is not an error. */
+async function once(start: Promise<unknown>): Promise<void> {
+  try {
+    await start;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
+
 /** Starts call workflows with their business id and search attributes; a second start is a no-op. */
 export function createCallWorkflowStarter(client: Client, taskQueue: string): CallWorkflowStarter {
   return {
     async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
-      try {
-        await client.workflow.start<typeof callWorkflow>('callWorkflow', {
+      await once(
+        client.workflow.start<typeof callWorkflow>('callWorkflow', {
           workflowId: workflowIds.call(callId),
           taskQueue,
           args: [{ callId }],
@@ -27,15 +37,12 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
             { key: CallStatusAttribute, value: 'initiated' },
             ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
           ],
-        });
-      } catch (error) {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-        throw error;
-      }
+        }),
+      );
     },
     async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {
-      try {
-        await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+      await once(
+        client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
           workflowId: workflowIds.webhookDelivery(deliveryId),
           taskQueue,
           args: [{ deliveryId, retryScheduleMs }],
@@ -43,15 +50,12 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
             { key: AccountIdAttribute, value: accountId },
             { key: AgentIdAttribute, value: agentId },
           ],
-        });
-      } catch (error) {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-        throw error;
-      }
+        }),
+      );
     },
     async startCampaignWorkflow({ campaignId, accountId, agentId }) {
-      try {
-        await client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
+      await once(
+        client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
           workflowId: workflowIds.campaign(campaignId),
           taskQueue,
           args: [{ campaignId }],
@@ -60,11 +64,8 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
             { key: AgentIdAttribute, value: agentId },
             { key: CampaignIdAttribute, value: campaignId },
           ],
-        });
-      } catch (error) {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-        throw error;
-      }
+        }),
+      );
     },
     async wakeCampaign(campaignId) {
       try {

@@ -54,6 +54,10 @@ export interface CoreDeps {
   callWorkflows: CallWorkflowStarter;
 }
 
+async function noTemporal(): Promise<never> {
+  throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
+}
+
 /**
  * For processes without a Temporal connection (the CLI, some tests): starting fails, so a dialed call
  * waits for the worker's relay, which starts every call whose workflow has not started.
@@ -62,13 +66,7 @@ export const deferredCallWorkflows: CallWorkflowStarter = {
   async startCallWorkflow() {
     throw new Error('No Temporal connection here; the worker relay will start this call');
   },
-  async startWebhookDelivery() {
-    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
-  },
-  async startCampaignWorkflow() {
-    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
-  },
-  async wakeCampaign() {
-    throw new Error('No Temporal connection here: set TEMPORAL_ADDRESS');
-  },
+  startWebhookDelivery: noTemporal,
+  startCampaignWorkflow: noTemporal,
+  wakeCampaign: noTemporal,
 };

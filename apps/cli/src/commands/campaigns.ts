@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  AppError,
   CreateCampaignInput,
   ListCampaignsInput,
   addCampaignContacts,
@@ -14,7 +15,6 @@ import {
   type Campaign,
   type CoreDeps,
 } from '@voice/core';
-import { AppError } from '@voice/core';
 import { withAccount } from '../context';
 import { readCsv } from '../csv';
 import { printRecord, printRows } from '../output';
@@ -55,7 +55,7 @@ interface ContactRow {
  */
 async function readContacts(path: string, defaultTimezone: string): Promise<ContactRow[]> {
   const rows: ContactRow[] = [];
-  const problems: string[] = [];
+  const problems: { line: number; reason: string }[] = [];
   let header: string[] = [];
   for await (const item of readCsv(path)) {
     if ('header' in item) {
@@ -65,9 +65,10 @@ async function readContacts(path: string, defaultTimezone: string): Promise<Cont
       continue;
     }
     if (!item.fields || item.fields.length !== header.length) {
-      problems.push(
-        `line ${item.line}: expected ${header.length} fields, found ${item.fields?.length ?? 'unbalanced quotes'}`,
-      );
+      problems.push({
+        line: item.line,
+        reason: `expected ${header.length} fields, found ${item.fields?.length ?? 'unbalanced quotes'}`,
+      });
       continue;
     }
     const values = Object.fromEntries(header.map((name, i) => [name, item.fields![i]!.trim()]));
@@ -81,12 +82,15 @@ async function readContacts(path: string, defaultTimezone: string): Promise<Cont
     rows.map((row) => row.contact),
     defaultTimezone,
   );
-  for (const { row, reason } of rejected) problems.push(`line ${rows[row - 1]!.line}: ${reason}`);
+  for (const { row, reason } of rejected) problems.push({ line: rows[row - 1]!.line, reason });
   if (problems.length > 0) {
-    problems.sort((a, b) => Number(/\d+/.exec(a)?.[0]) - Number(/\d+/.exec(b)?.[0]));
+    const listed = problems
+      .sort((a, b) => a.line - b.line)
+      .slice(0, 50)
+      .map((p) => `line ${p.line}: ${p.reason}`);
     throw new AppError(
       'VALIDATION_FAILED',
-      `${path}: ${problems.length} bad row(s), nothing was created:\n  ${problems.slice(0, 50).join('\n  ')}`,
+      `${path}: ${problems.length} bad row(s), nothing was created:\n  ${listed.join('\n  ')}`,
     );
   }
   return rows;

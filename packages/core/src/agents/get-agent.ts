@@ -1,11 +1,9 @@
 import type { Db } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { inAccount } from '../scope';
+import { inAccount, isUuid } from '../scope';
 import { agentInclude, toAgentView, toOlderAgentView, type AgentRow } from './agent-view';
 import type { AgentView, OlderAgentView } from './schemas';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function agentNotFound(): AppError {
   return new AppError('AGENT_NOT_FOUND', 'Agent not found');
@@ -13,7 +11,7 @@ export function agentNotFound(): AppError {
 
 /** The account's agent, or 404: unknown ids, malformed ids and other accounts' agents alike. */
 export async function loadAgent(db: Db, accountId: string, agentId: string): Promise<AgentRow> {
-  if (!UUID.test(agentId)) throw agentNotFound();
+  if (!isUuid(agentId)) throw agentNotFound();
   const row = await db.agent.findFirst({
     where: inAccount(accountId, { id: agentId }),
     include: agentInclude,

@@ -2,6 +2,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { API_KEY_PREFIX, hashApiKey } from './api-keys';
 import { verifyUserToken } from './jwt';
+import { isUuid } from '../scope';
 
 export type Principal = { kind: 'apiKey'; apiKeyId: string } | { kind: 'user'; userId: string };
 
@@ -13,8 +14,6 @@ export interface AuthContext {
 
 /** last_used_at is written at most once a minute per key, so reads do not turn into writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function unauthorized(): AppError {
   return new AppError('UNAUTHORIZED', 'Unauthorized');
@@ -50,7 +49,7 @@ async function authenticateApiKey({ db, clock }: CoreDeps, key: string): Promise
 
 async function authenticateUserToken({ db, clock, config }: CoreDeps, token: string): Promise<AuthContext> {
   const claims = await verifyUserToken(config.jwtSecret, token, clock.now());
-  if (!claims || !UUID.test(claims.userId) || !UUID.test(claims.accountId)) throw unauthorized();
+  if (!claims || !isUuid(claims.userId) || !isUuid(claims.accountId)) throw unauthorized();
   const user = await db.user.findFirst({
     where: { id: claims.userId, accountId: claims.accountId },
     include: { account: true },

@@ -78,7 +78,7 @@ export async function dialCall(
       events: { create: { status: 'initiated', at: now } },
     },
   });
-  await startCallWorkflow(deps, { callId, accountId, agentId: agent.id, campaignId });
+  await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
   return {
     call_id: callId,
     call_status: 'initiated',
@@ -90,18 +90,41 @@ export async function dialCall(
   };
 }
 
-/** Starts the workflow and records that it started; a failure leaves the row for the relay. */
-export async function startCallWorkflow(
+/** What starting a call's workflow needs, as selected from its row. */
+export const callStartSelect = { id: true, accountId: true, agentId: true, campaignId: true } as const;
+type CallStart = { id: string; accountId: string; agentId: string; campaignId: string | null };
+
+/**
+ * Starts call workflows, a few at a time, and records in one update which ones started; a call whose
+ * start fails keeps `workflow_started_at` unset and is left to the relay. Returns how many started.
+ */
+export async function startCallWorkflows(
   { db, clock, callWorkflows }: CoreDeps,
-  call: { callId: string; accountId: string; agentId: string; campaignId: string | null },
-): Promise<boolean> {
-  try {
-    await callWorkflows.startCallWorkflow(call);
-  } catch {
-    return false;
-  }
-  await db.call.update({ where: { id: call.callId }, data: { workflowStartedAt: clock.now() } });
-  return true;
+  calls: readonly CallStart[],
+  { concurrency = 16 }: { concurrency?: number } = {},
+): Promise<number> {
+  const queue = [...calls];
+  const started: string[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+      for (let call = queue.shift(); call; call = queue.shift()) {
+        try {
+          await callWorkflows.startCallWorkflow({
+            callId: call.id,
+            accountId: call.accountId,
+            agentId: call.agentId,
+            campaignId: call.campaignId,
+          });
+          started.push(call.id);
+        } catch {
+          // left to the relay
+        }
+      }
+    }),
+  );
+  if (started.length > 0)
+    await db.call.updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: clock.now() } });
+  return started.length;
 }
 
 /**
@@ -117,22 +140,9 @@ export async function startPendingCallWorkflows(
     where: { workflowStartedAt: null, createdAt: { lte: cutoff } },
     orderBy: { createdAt: 'asc' },
     take: batch,
-    select: { id: true, accountId: true, agentId: true, campaignId: true },
+    select: callStartSelect,
   });
-  let started = 0;
-  for (const call of pending) {
-    if (
-      await startCallWorkflow(deps, {
-        callId: call.id,
-        accountId: call.accountId,
-        agentId: call.agentId,
-        campaignId: call.campaignId,
-      })
-    ) {
-      started += 1;
-    }
-  }
-  return started;
+  return startCallWorkflows(deps, pending);
 }
 
 /** call-dial with an optional Idempotency-Key (DESIGN: replay, 422 on a different body, 409 while running). */

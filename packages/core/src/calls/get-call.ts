@@ -1,20 +1,18 @@
 import type { Db } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { inAccount } from '../scope';
+import { inAccount, isUuid } from '../scope';
 import { callInclude, toFullCall, toOlderFullCall, toUpdatedCall, type CallRow } from './call-view';
 import { renderRecordingWav, signedRecordingUrl, verifyRecordingSignature } from './recordings';
 import type { FullCall } from './schemas';
 import type { TranscriptEntry } from './conversation';
 import { callTiming } from './call-view';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
 
 /** The account's call, or 404 (unknown, malformed, another account's, or deleted). */
 export async function loadCall(db: Db, accountId: string, callId: string): Promise<CallRow> {
-  if (!UUID.test(callId)) throw callNotFound();
+  if (!isUuid(callId)) throw callNotFound();
   const row = await db.call.findFirst({
     where: inAccount(accountId, { id: callId, deletedAt: null }),
     include: callInclude,
@@ -58,7 +56,7 @@ export async function getRecording(
   deps: CoreDeps,
   params: { callId: string; expires: string; signature: string },
 ): Promise<Buffer> {
-  if (!UUID.test(params.callId) || !verifyRecordingSignature(deps.config, params, deps.clock.now())) {
+  if (!isUuid(params.callId) || !verifyRecordingSignature(deps.config, params, deps.clock.now())) {
     throw new AppError('FORBIDDEN', 'The recording link is invalid or has expired');
   }
   const row = await deps.db.call.findFirst({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignStatus, Prisma } from '@voice/db';
 import { loadAgent } from '../agents';
-import { mergedVariables, startCallWorkflow } from '../calls/dial-call';
+import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { lockCampaign } from './campaign-contacts';
@@ -49,9 +49,13 @@ export async function advanceCampaign(
   const { db, clock, config } = deps;
   const recheckMs = config.campaignRecheckMs ?? 30_000;
   const events: CampaignEventType[] = [];
+  // Read under the lock, for the work after the transaction.
+  let claimed = false;
+  let countsRefreshedAt: Date | null = null;
   const step: CampaignStep = await db.$transaction(
     async (tx) => {
       const campaign = await lockCampaign(tx, campaignId);
+      countsRefreshedAt = campaign.countsUpdatedAt;
       const now = clock.now();
       const result = (over: Partial<CampaignStep>): CampaignStep => ({
         done: false,
@@ -64,7 +68,10 @@ export async function advanceCampaign(
         ...over,
       });
       if (campaign.status === 'completed' || campaign.status === 'draft') return result({ done: true });
-      if ((await tx.campaignContact.count({ where: { claimToken } })) > 0) return result({ sleepMs: 0 });
+      if ((await tx.campaignContact.count({ where: { claimToken } })) > 0) {
+        claimed = true;
+        return result({ sleepMs: 0 });
+      }
 
       const calling = await tx.campaignContact.count({ where: { campaignId, state: 'calling' } });
       const finish = async (status: 'completed' | 'canceled') => {
@@ -102,22 +109,23 @@ export async function advanceCampaign(
       const open = states.filter((s) => s.open).map((s) => s.timezone);
       const capacity = campaign.maxConcurrentCalls - calling;
       const want = Math.min(capacity, budget, BATCH);
-      let claimed: Claimed[] = [];
+      let candidates: Claimed[] = [];
       let more = false;
       if (want > 0 && open.length > 0) {
-        const candidates = await tx.$queryRaw<Claimed[]>`
+        const found = await tx.$queryRaw<Claimed[]>`
           SELECT id, position, to_number, variables, attempts FROM campaign_contacts
           WHERE campaign_id = ${campaignId}::uuid AND state = 'queued' AND next_attempt_at <= ${now}
             AND timezone = ANY(${open}::text[])
           ORDER BY next_attempt_at, position
           LIMIT ${want + 1}`;
-        more = candidates.length > want;
-        claimed = candidates.slice(0, want);
+        more = found.length > want;
+        candidates = found.slice(0, want);
       }
       const dialed =
-        claimed.length > 0 ? await dialContacts(deps, tx, campaign, claimed, claimToken, now) : 0;
+        candidates.length > 0 ? await dialContacts(deps, tx, campaign, candidates, claimToken, now) : 0;
+      claimed = dialed > 0;
 
-      if (dialed > 0 || claimed.length > 0) {
+      if (candidates.length > 0) {
         const blockedBy = !more ? null : want === capacity ? 'concurrency' : 'pacing';
         // Blocked by the cap: a call's end wakes the workflow. Otherwise the next step works out the wait.
         return result({ dialed, blockedBy, sleepMs: blockedBy === 'concurrency' ? recheckMs : 0 });
@@ -152,9 +160,9 @@ export async function advanceCampaign(
     { timeout: 60_000 },
   );
 
-  await startClaimedCalls(deps, claimToken);
+  if (claimed) await startClaimedCalls(deps, claimToken);
   for (const type of events) await emitCampaignEvent(deps, campaignId, type);
-  const counts = await refreshCounts(deps, campaignId, step.done);
+  const counts = await refreshCounts(deps, campaignId, { force: step.done, refreshedAt: countsRefreshedAt });
   return { ...step, counts };
 }
 
@@ -216,46 +224,26 @@ async function dialContacts(
   return calls.length;
 }
 
-/** Starts the workflows of a step's calls; one whose start fails is left to the relay. */
+/** Starts the workflows of the calls a step (or its first try) created; failures go to the relay. */
 async function startClaimedCalls(deps: CoreDeps, claimToken: string): Promise<void> {
-  const calls = await deps.db.call.findMany({
-    where: {
-      workflowStartedAt: null,
-      campaignContactId: { not: null },
-      id: { in: await claimedCallIds(deps, claimToken) },
-    },
-    select: { id: true, accountId: true, agentId: true, campaignId: true },
-  });
-  const queue = [...calls];
-  await Promise.all(
-    Array.from({ length: Math.min(16, queue.length) }, async () => {
-      for (let call = queue.shift(); call; call = queue.shift())
-        await startCallWorkflow(deps, {
-          callId: call.id,
-          accountId: call.accountId,
-          agentId: call.agentId,
-          campaignId: call.campaignId,
-        });
-    }),
-  );
-}
-
-async function claimedCallIds(deps: CoreDeps, claimToken: string): Promise<string[]> {
   const contacts = await deps.db.campaignContact.findMany({
     where: { claimToken, lastCallId: { not: null } },
     select: { lastCallId: true },
   });
-  return contacts.map((c) => c.lastCallId!);
+  const calls = await deps.db.call.findMany({
+    where: { id: { in: contacts.map((c) => c.lastCallId!) }, workflowStartedAt: null },
+    select: callStartSelect,
+  });
+  await startCallWorkflows(deps, calls);
 }
 
-async function refreshCounts(deps: CoreDeps, campaignId: string, force: boolean) {
-  const row = await deps.db.campaign.findUniqueOrThrow({
-    where: { id: campaignId },
-    select: { countsUpdatedAt: true },
-  });
+async function refreshCounts(
+  deps: CoreDeps,
+  campaignId: string,
+  { force, refreshedAt }: { force: boolean; refreshedAt: Date | null },
+) {
   const now = deps.clock.now();
-  if (!force && row.countsUpdatedAt && now.getTime() - row.countsUpdatedAt.getTime() < COUNTS_EVERY_MS)
-    return null;
+  if (!force && refreshedAt && now.getTime() - refreshedAt.getTime() < COUNTS_EVERY_MS) return null;
   const counts = await countContacts(deps.db, campaignId);
   await deps.db.campaign.update({
     where: { id: campaignId },

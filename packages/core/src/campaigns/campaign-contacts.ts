@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '@voice/db';
+import type { CampaignContactState, Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { AppError } from '../errors';
@@ -134,13 +134,13 @@ export async function listCampaignContacts(
     state,
     limit = 100,
     after,
-  }: { accountId: string; campaignId: string; state?: string; limit?: number; after?: number },
+  }: { accountId: string; campaignId: string; state?: CampaignContactState; limit?: number; after?: number },
 ) {
   const campaign = await loadCampaign(db, accountId, campaignId);
   const rows = await db.campaignContact.findMany({
     where: {
       campaignId: campaign.id,
-      ...(state ? { state: state as never } : {}),
+      ...(state ? { state } : {}),
       ...(after !== undefined ? { position: { gt: after } } : {}),
     },
     orderBy: { position: 'asc' },

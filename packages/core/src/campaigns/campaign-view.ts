@@ -1,20 +1,21 @@
 import type { Campaign as CampaignRow, Db } from '@voice/db';
 import { AppError } from '../errors';
-import { inAccount } from '../scope';
+import { inAccount, isUuid } from '../scope';
 import { CONTACT_STATES, type Campaign, type CampaignCounts } from './schemas';
 import type { CallingWindow } from './windows';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const campaignNotFound = () => new AppError('NOT_FOUND', 'Campaign not found');
 
 export async function loadCampaign(db: Db, accountId: string, campaignId: string): Promise<CampaignRow> {
-  const row = UUID.test(campaignId)
+  const row = isUuid(campaignId)
     ? await db.campaign.findFirst({ where: inAccount(accountId, { id: campaignId }) })
     : null;
   if (!row) throw campaignNotFound();
   return row;
 }
+
+const zeroByState = () =>
+  Object.fromEntries(CONTACT_STATES.map((state) => [state, 0])) as CampaignCounts['by_state'];
 
 /** Counts by contact state and by the last call's outcome, straight from the contacts. */
 export async function countContacts(db: Db, campaignId: string): Promise<CampaignCounts> {
@@ -26,9 +27,7 @@ export async function countContacts(db: Db, campaignId: string): Promise<Campaig
       _count: { _all: true },
     }),
   ]);
-  const by_state = Object.fromEntries(
-    CONTACT_STATES.map((state) => [state, 0]),
-  ) as CampaignCounts['by_state'];
+  const by_state = zeroByState();
   let total = 0;
   for (const group of byState) {
     by_state[group.state] = group._count._all;
@@ -66,13 +65,10 @@ export function toCampaign(row: CampaignRow, counts: CampaignCounts): Campaign {
 /** The counts the workflow last stored (for lists); an empty campaign has zeros. */
 export function storedCounts(row: CampaignRow): CampaignCounts {
   const stored = row.counts as Partial<CampaignCounts>;
-  const by_state = Object.fromEntries(
-    CONTACT_STATES.map((state) => [state, 0]),
-  ) as CampaignCounts['by_state'];
   return {
     total: stored.total ?? row.contactCount,
     by_state: {
-      ...by_state,
+      ...zeroByState(),
       ...(stored.total === undefined ? { queued: row.contactCount } : stored.by_state),
     },
     by_outcome: stored.by_outcome ?? {},

@@ -10,20 +10,19 @@ import type { Campaign } from './schemas';
  * Moves a draft to scheduled (start in the future) or running, and starts `campaign-<id>`. Should the
  * start fail, the row keeps `workflow_started_at` unset and the worker's relay starts it.
  */
-export async function launchCampaign(deps: CoreDeps, campaignId: string): Promise<Campaign> {
+export async function launchCampaign(deps: CoreDeps, draft: CampaignRow): Promise<Campaign> {
   const { db, clock } = deps;
   const now = clock.now();
-  const row = await db.campaign.findUniqueOrThrow({ where: { id: campaignId } });
-  const status = row.startAt && row.startAt > now ? 'scheduled' : 'running';
+  const status = draft.startAt && draft.startAt > now ? 'scheduled' : 'running';
   const launched = await db.campaign.update({
-    where: { id: campaignId },
+    where: { id: draft.id },
     data: { status, updatedAt: now },
   });
   await startCampaignWorkflow(deps, launched);
-  return toCampaign(launched, await countContacts(db, campaignId));
+  return toCampaign(launched, await countContacts(db, draft.id));
 }
 
-async function startCampaignWorkflow(deps: CoreDeps, row: CampaignRow): Promise<boolean> {
+async function startCampaignWorkflow(deps: CoreDeps, row: CampaignRow): Promise<void> {
   try {
     await deps.callWorkflows.startCampaignWorkflow({
       campaignId: row.id,
@@ -31,13 +30,12 @@ async function startCampaignWorkflow(deps: CoreDeps, row: CampaignRow): Promise<
       agentId: row.agentId,
     });
   } catch {
-    return false;
+    return; // left to the relay
   }
   await deps.db.campaign.update({
     where: { id: row.id },
     data: { workflowStartedAt: deps.clock.now() },
   });
-  return true;
 }
 
 /** The relay's part for campaigns: starts launched campaigns whose workflow start was lost. */
@@ -97,7 +95,7 @@ export async function pauseCampaign(deps: CoreDeps, ids: { accountId: string; ca
 /** Continues a paused campaign, or launches a draft. */
 export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
   const found = await loadCampaign(deps.db, ids.accountId, ids.campaignId);
-  if (found.status === 'draft') return launchCampaign(deps, found.id);
+  if (found.status === 'draft') return launchCampaign(deps, found);
   const { after } = await transition(deps, ids, (row) => {
     if (finished(row.status))
       throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be resumed`);

@@ -4,7 +4,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { withIdempotency } from '../idempotency';
 import { parseE164 } from '../phone';
-import { inAccount } from '../scope';
+import { inAccount, isUuid } from '../scope';
 import { insertContacts, validateContacts } from './campaign-contacts';
 import { countContacts, toCampaign } from './campaign-view';
 import { launchCampaign } from './control-campaign';
@@ -22,7 +22,7 @@ async function createCampaignOnce(
 ): Promise<Campaign> {
   const { db, clock } = deps;
   const now = clock.now();
-  const agent = /^[0-9a-f-]{36}$/i.test(input.agent_id)
+  const agent = isUuid(input.agent_id)
     ? await db.agent.findFirst({ where: inAccount(accountId, { id: input.agent_id }), select: { id: true } })
     : null;
   if (!agent) throw new AppError('VALIDATION_FAILED', `agent_id: no agent ${input.agent_id} in this account`);
@@ -83,7 +83,7 @@ async function createCampaignOnce(
     },
     { timeout: 60_000 },
   );
-  if (!input.draft) return launchCampaign(deps, campaign.id);
+  if (!input.draft) return launchCampaign(deps, campaign);
   return toCampaign(campaign, await countContacts(db, campaign.id));
 }
 

@@ -17,9 +17,19 @@ export interface DeliveryStart {
   retryScheduleMs: number[];
 }
 
-const retrySchedule = (config: CoreDeps['config']) => [
-  ...(config.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS),
-];
+/** What a delivery workflow is started with: its row's ids and the configured retry schedule. */
+export function toDeliveryStarts(
+  config: CoreDeps['config'],
+  rows: readonly { id: string; accountId: string; agentId: string }[],
+): DeliveryStart[] {
+  const retryScheduleMs = [...(config.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS)];
+  return rows.map((row) => ({
+    deliveryId: row.id,
+    accountId: row.accountId,
+    agentId: row.agentId,
+    retryScheduleMs,
+  }));
+}
 
 /**
  * Records an event and one delivery per enabled webhook of the agent, each with the webhook as it is
@@ -75,13 +85,7 @@ export async function recordEvent(
       deliveries: { create: deliveries },
     },
   });
-  const retryScheduleMs = retrySchedule(config);
-  return deliveries.map((d) => ({
-    deliveryId: d.id,
-    accountId: d.accountId,
-    agentId: d.agentId,
-    retryScheduleMs,
-  }));
+  return toDeliveryStarts(config, deliveries);
 }
 
 /** Starts delivery workflows and records each start; one that fails to start is left to the relay. */
@@ -113,11 +117,7 @@ export async function startPendingDeliveries(
     take: batch,
     select: { id: true, accountId: true, agentId: true },
   });
-  const retryScheduleMs = retrySchedule(deps.config);
-  await startEventDeliveries(
-    deps,
-    pending.map((d) => ({ deliveryId: d.id, accountId: d.accountId, agentId: d.agentId, retryScheduleMs })),
-  );
+  await startEventDeliveries(deps, toDeliveryStarts(deps.config, pending));
   return pending.length;
 }
 
@@ -131,14 +131,7 @@ export async function recordCallEndedEvent(deps: CoreDeps, callId: string): Prom
     where: { callId_type: { callId, type: 'call_ended' } },
     include: { deliveries: { select: { id: true, accountId: true, agentId: true } } },
   });
-  const retryScheduleMs = retrySchedule(config);
-  if (existing)
-    return existing.deliveries.map((d) => ({
-      deliveryId: d.id,
-      accountId: d.accountId,
-      agentId: d.agentId,
-      retryScheduleMs,
-    }));
+  if (existing) return toDeliveryStarts(config, existing.deliveries);
   const call = await db.call.findUniqueOrThrow({ where: { id: callId }, include: callInclude });
   return recordEvent(deps, {
     accountId: call.accountId,

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { inAccount } from '../scope';
-import { DEFAULT_RETRY_SCHEDULE_MS } from './deliveries';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { inAccount, isUuid } from '../scope';
+import { toDeliveryStarts } from './deliveries';
 
 export const ListDeliveriesInput = z.object({
   call_id: z.uuid('must be a UUID').optional(),
@@ -59,7 +57,7 @@ export async function listDeliveries(
 }
 
 async function loadDelivery(db: CoreDeps['db'], accountId: string, deliveryId: string): Promise<DeliveryRow> {
-  const row = UUID.test(deliveryId)
+  const row = isUuid(deliveryId)
     ? await db.webhookDelivery.findFirst({ where: inAccount(accountId, { id: deliveryId }), include })
     : null;
   if (!row) throw new AppError('NOT_FOUND', 'Delivery not found');
@@ -110,12 +108,8 @@ export async function redeliver(
     include,
   });
   try {
-    await deps.callWorkflows.startWebhookDelivery({
-      deliveryId: id,
-      accountId,
-      agentId: source.agentId,
-      retryScheduleMs: [...(deps.config.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS)],
-    });
+    const [start] = toDeliveryStarts(deps.config, [{ id, accountId, agentId: source.agentId }]);
+    await deps.callWorkflows.startWebhookDelivery(start!);
   } catch (error) {
     // No workflow, no row: a redelivery either runs or leaves nothing behind.
     await deps.db.webhookDelivery.delete({ where: { id } });
