@@ -16,7 +16,7 @@ const logger = pino({
   },
 });
 
-const db = createDb(env.DATABASE_URL);
+const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 // One Temporal connection for the life of the process; lazy, so the api starts even while Temporal is down.
 const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE });

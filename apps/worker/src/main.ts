@@ -19,7 +19,7 @@ import { createWorker } from './worker';
 const env = loadEnv();
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
 
-const db = createDb(env.DATABASE_URL);
+const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const clientConnection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE });

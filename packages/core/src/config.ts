@@ -4,6 +4,8 @@ import type { CoreConfig } from './deps';
 /** Settings the api and the worker share; each app's env.ts extends these and reads its environment. */
 export const ServiceEnv = z.object({
   DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
+  /** Postgres connections each process keeps open at most. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('voice-agent'),

@@ -27,6 +27,12 @@ export const SEARCH_ATTRIBUTES = {
   CallStatus: 'Keyword',
 } as const;
 
+/**
+ * Dynamic configuration of the dev server. The timer queue otherwise floors every timer at one second
+ * from now, so a 50 ms wait between carrier checks or a pacing wait of 300 ms fires a second late.
+ */
+export const DEV_SERVER_SETTINGS = ['history.timerProcessorMaxTimeShift="10ms"'];
+
 export type TemporalCliSource = 'path' | 'cache' | 'go-install' | 'sdk-download';
 
 export interface TemporalCli {
@@ -120,6 +126,7 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
     args.push('--search-attribute', `${name}=${type}`);
+  for (const setting of DEV_SERVER_SETTINGS) args.push('--dynamic-config-value', setting);
 
   const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (options.logFile) {
@@ -157,10 +164,13 @@ async function startWithSdkDownload(
       ui: !options.headless,
       uiPort: options.uiPort,
       dbFilename: options.dbFile,
-      extraArgs: Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => [
-        '--search-attribute',
-        `${name}=${type}`,
-      ]),
+      extraArgs: [
+        ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => [
+          '--search-attribute',
+          `${name}=${type}`,
+        ]),
+        ...DEV_SERVER_SETTINGS.flatMap((setting) => ['--dynamic-config-value', setting]),
+      ],
     },
   });
   return { address, uiUrl, source: 'sdk-download', stop: () => testEnv.teardown() };

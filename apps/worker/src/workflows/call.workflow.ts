@@ -67,8 +67,10 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
   // own workflow, which outlives this one. Notification emails are sent here, with retries.
   const ended = await handleCallEnded(callId);
-  if (ended.campaignId) {
-    // The contact's outcome is recorded; wake the campaign so its next dial follows at once.
+  // Histories recorded before `wakeCampaign` existed woke the campaign after every call.
+  if (ended.campaignId && ended.wakeCampaign !== false) {
+    // The contact's outcome is recorded; wake the campaign so its next dial follows at once (one
+    // call end per campaign step does: the others find the campaign already woken).
     await getExternalWorkflowHandle(workflowIds.campaign(ended.campaignId))
       .signal(wakeCampaignSignal)
       .catch(() => undefined);

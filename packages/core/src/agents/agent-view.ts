@@ -20,9 +20,9 @@ export type StoredExtractedVariable = {
   required: boolean;
 };
 
-export const providedVariables = (row: AgentRow) =>
+export const providedVariables = (row: Pick<AgentRow, 'variablesProvided'>) =>
   row.variablesProvided as unknown as StoredProvidedVariable[];
-export const extractedVariables = (row: AgentRow) =>
+export const extractedVariables = (row: Pick<AgentRow, 'variablesExtracted'>) =>
   row.variablesExtracted as unknown as StoredExtractedVariable[];
 
 const RTL_LANGUAGES = new Set(['he', 'ar', 'fa', 'ur', 'yi']);

@@ -1,5 +1,5 @@
 import type { CallStatus, Prisma } from '@voice/db';
-import { agentInclude, extractedVariables } from '../agents';
+import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
@@ -48,14 +48,13 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
   }
 }
 
+/** The call with the agent fields its conversation needs: one query per activity. */
 async function loadCallForProgress(db: CoreDeps['db'], callId: string) {
-  const call = await db.call.findUnique({
-    where: { id: callId },
-    include: { agent: { include: agentInclude } },
-  });
+  const call = await db.call.findUnique({ where: { id: callId }, include: { agent: true } });
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   return call;
 }
+type ProgressRow = NonNullable<Awaited<ReturnType<typeof loadCallForProgress>>>;
 
 const done = (status: CallStatus): CallProgress => ({ status, terminal: true, nextCheckInMs: 0 });
 
@@ -63,23 +62,22 @@ const done = (status: CallStatus): CallProgress => ({ status, terminal: true, ne
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
-  if (!call.carrierCallId) {
-    const placedAt = deps.clock.now();
-    try {
-      const { carrierCallId } = await deps.carrier.placeCall({
-        callId,
-        from: call.fromNumber,
-        to: call.toNumber,
-        placedAt,
-      });
-      await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
-    } catch (error) {
-      if (!(error instanceof CarrierRefusal)) throw error;
-      await finish(deps, callId, { outcome: error.outcome, answeredAt: null, endedAt: placedAt });
-      return done('error');
-    }
+  if (call.carrierCallId) return progress(deps, call, call.carrierCallId);
+  const placedAt = deps.clock.now();
+  let carrierCallId: string;
+  try {
+    ({ carrierCallId } = await deps.carrier.placeCall({
+      callId,
+      from: call.fromNumber,
+      to: call.toNumber,
+      placedAt,
+    }));
+  } catch (error) {
+    if (!(error instanceof CarrierRefusal)) throw error;
+    return done(await finish(deps, call, { outcome: error.outcome, answeredAt: null, endedAt: placedAt }));
   }
-  return checkCall(deps, callId);
+  await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
+  return progress(deps, call, carrierCallId);
 }
 
 /** Asks the carrier where the call stands and records every transition since the last look. */
@@ -87,22 +85,28 @@ export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): P
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
   if (!call.carrierCallId) return placeCall(deps, callId);
+  return progress(deps, call, call.carrierCallId);
+}
+
+async function progress(
+  deps: CoreDeps & CallRuntime,
+  call: ProgressRow,
+  carrierCallId: string,
+): Promise<CallProgress> {
   const now = deps.clock.now();
-  const state: CarrierCallState = await deps.carrier.getCallState(call.carrierCallId, now);
+  const state: CarrierCallState = await deps.carrier.getCallState(carrierCallId, now);
   switch (state.phase) {
     case 'dialing':
       return { status: call.status, terminal: false, nextCheckInMs: state.nextCheckInMs };
     case 'ringing':
-      await advance(deps, callId, call.status, 'ringing', now);
+      await advance(deps, call.id, call.status, 'ringing', now);
       return { status: 'ringing', terminal: false, nextCheckInMs: state.nextCheckInMs };
     case 'answered':
-      await advance(deps, callId, call.status, 'ringing', state.answeredAt);
-      await advance(deps, callId, 'ringing', 'ongoing', state.answeredAt);
+      await advance(deps, call.id, call.status, 'ringing', state.answeredAt);
+      await advance(deps, call.id, 'ringing', 'ongoing', state.answeredAt);
       return { status: 'ongoing', terminal: false, nextCheckInMs: state.nextCheckInMs };
-    case 'ended': {
-      const status = await finish(deps, callId, state);
-      return done(status);
-    }
+    case 'ended':
+      return done(await finish(deps, call, state));
   }
 }
 
@@ -130,11 +134,10 @@ async function advance(
  */
 async function finish(
   deps: CoreDeps & CallRuntime,
-  callId: string,
+  call: ProgressRow,
   ended: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date },
 ): Promise<CallStatus> {
-  const call = await loadCallForProgress(deps.db, callId);
-  if (TERMINAL.has(call.status)) return call.status;
+  const callId = call.id;
   const { status, reason } = terminalStatusFor(ended.outcome);
   const events: Prisma.CallEventCreateManyInput[] = [];
   let analysis: Prisma.CallUpdateManyMutationInput = {};
@@ -180,13 +183,15 @@ async function finish(
     events.push({ callId, status: 'ringing', at: ended.endedAt });
   }
   events.push({ callId, status, reason, at: ended.endedAt });
-  await deps.db.$transaction([
+  const [updated] = await deps.db.$transaction([
     deps.db.call.updateMany({
       where: { id: callId, status: { in: ORDER } },
       data: { status, disconnectionReason: reason, endedAt: ended.endedAt, ...analysis },
     }),
     deps.db.callEvent.createMany({ data: events, skipDuplicates: true }),
   ]);
+  if (updated.count === 1) return status;
+  // Another attempt finished it first: its status stands.
   return (await deps.db.call.findUniqueOrThrow({ where: { id: callId }, select: { status: true } })).status;
 }
 
@@ -199,19 +204,21 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
     where: { id: callId },
     select: { status: true, accountId: true, agentId: true, campaignId: true, campaignContactId: true },
   });
-  if (call.campaignContactId)
-    await recordCampaignCallOutcome(deps, {
-      id: callId,
-      campaignContactId: call.campaignContactId,
-      status: call.status,
-    });
-  const deliveries = await recordCallEndedEvent(deps, callId);
+  const wakeCampaign = call.campaignContactId
+    ? await recordCampaignCallOutcome(deps, {
+        id: callId,
+        campaignContactId: call.campaignContactId,
+        status: call.status,
+      })
+    : false;
+  const deliveries = await recordCallEndedEvent(deps, { id: callId, ...call });
   const emails = await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined });
   return {
     status: call.status,
     accountId: call.accountId,
     agentId: call.agentId,
     campaignId: call.campaignId,
+    wakeCampaign,
     deliveries,
     emails,
   };

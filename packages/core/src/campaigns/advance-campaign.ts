@@ -4,7 +4,6 @@ import { loadAgent } from '../agents';
 import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
-import { lockCampaign } from './campaign-contacts';
 import { emitCampaignEvent, type CampaignEventType } from './campaign-events';
 import { countContacts } from './campaign-view';
 import type { CampaignCounts } from './schemas';
@@ -54,7 +53,8 @@ export async function advanceCampaign(
   let countsRefreshedAt: Date | null = null;
   const step: CampaignStep = await db.$transaction(
     async (tx) => {
-      const campaign = await lockCampaign(tx, campaignId);
+      // Locks the row for the step; a call ending from now on signals the workflow again.
+      const campaign = await tx.campaign.update({ where: { id: campaignId }, data: { wakePending: false } });
       countsRefreshedAt = campaign.countsUpdatedAt;
       const now = clock.now();
       const result = (over: Partial<CampaignStep>): CampaignStep => ({
@@ -254,18 +254,22 @@ async function refreshCounts(
 
 /**
  * A campaign call's end, recorded on its contact (once): retried later when the policy says so,
- * otherwise completed with the outcome. Runs in the call-end step, before the workflow is woken.
+ * otherwise completed with the outcome. Runs in the call-end step. Returns whether the call
+ * workflow should wake the campaign: only the first end since the campaign's last step began does,
+ * so a campaign sees one signal per step rather than one per call.
  */
 export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
   call: { id: string; campaignContactId: string; status: string },
-): Promise<void> {
+): Promise<boolean> {
   const contact = await db.campaignContact.findUnique({
     where: { id: call.campaignContactId },
     include: { campaign: true },
   });
-  if (!contact || contact.state !== 'calling' || contact.lastCallId !== call.id) return;
+  if (!contact || contact.lastCallId !== call.id) return false;
   const { campaign } = contact;
+  // Recorded by an earlier try of this step, which may have stopped before its signal: send it again.
+  if (contact.state !== 'calling') return campaign.wakePending;
   const now = clock.now();
   const nextAttemptAt = new Date(now.getTime() + campaign.retryDelaySeconds * 1000);
   const retry =
@@ -279,4 +283,9 @@ export async function recordCampaignCallOutcome(
       ? { state: 'queued', nextAttemptAt, lastOutcome: call.status, updatedAt: now }
       : { state: 'completed', lastOutcome: call.status, updatedAt: now },
   });
+  const flagged = await db.campaign.updateMany({
+    where: { id: campaign.id, wakePending: false },
+    data: { wakePending: true },
+  });
+  return flagged.count === 1;
 }

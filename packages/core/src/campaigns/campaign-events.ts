@@ -16,7 +16,7 @@ export async function emitCampaignEvent(deps: CoreDeps, campaignId: string, type
     agentId: row.agentId,
     type,
     campaignId,
-    subject: { campaign: toCampaign(row, await countContacts(deps.db, campaignId)) },
+    subject: async () => ({ campaign: toCampaign(row, await countContacts(deps.db, campaignId)) }),
     started: false,
   });
   await startEventDeliveries(deps, deliveries);

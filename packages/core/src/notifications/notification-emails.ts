@@ -72,6 +72,8 @@ export async function recordCallEndedEmails(
       skipDuplicates: true,
     });
   }
+  // Without SMTP the rows are the outbox: nothing is pending.
+  if (!smtp) return [];
   const pending = await db.notificationEmail.findMany({
     where: { callId, status: 'pending' },
     select: { id: true },

@@ -44,7 +44,8 @@ export async function recordEvent(
     type: string;
     callId?: string;
     campaignId?: string;
-    subject: Record<string, unknown>;
+    /** What the event is about; built only when some webhook will receive it. */
+    subject: () => Promise<Record<string, unknown>> | Record<string, unknown>;
     started: boolean;
   },
 ): Promise<DeliveryStart[]> {
@@ -53,13 +54,14 @@ export async function recordEvent(
     orderBy: { position: 'asc' },
   });
   if (webhooks.length === 0) return [];
+  const subject = await event.subject();
   const now = clock.now();
   const eventId = randomUUID();
   const body = JSON.stringify({
     event: event.type,
     event_id: eventId,
     created_at: now.toISOString(),
-    ...event.subject,
+    ...subject,
   });
   const deliveries = webhooks.map((webhook) => ({
     id: randomUUID(),
@@ -123,22 +125,27 @@ export async function startPendingDeliveries(
 
 /**
  * Records the call's `call_ended` event (once) and its deliveries; the call workflow starts them as
- * its children. Returns the deliveries to start.
+ * its children. Returns the deliveries to start. An agent without webhooks costs two lookups.
  */
-export async function recordCallEndedEvent(deps: CoreDeps, callId: string): Promise<DeliveryStart[]> {
+export async function recordCallEndedEvent(
+  deps: CoreDeps,
+  call: { id: string; accountId: string; agentId: string },
+): Promise<DeliveryStart[]> {
   const { db, clock, config } = deps;
   const existing = await db.webhookEvent.findUnique({
-    where: { callId_type: { callId, type: 'call_ended' } },
+    where: { callId_type: { callId: call.id, type: 'call_ended' } },
     include: { deliveries: { select: { id: true, accountId: true, agentId: true } } },
   });
   if (existing) return toDeliveryStarts(config, existing.deliveries);
-  const call = await db.call.findUniqueOrThrow({ where: { id: callId }, include: callInclude });
   return recordEvent(deps, {
     accountId: call.accountId,
     agentId: call.agentId,
     type: 'call_ended',
-    callId,
-    subject: { call: toFullCall(call, signedRecordingUrl(config, call, clock.now())) },
+    callId: call.id,
+    subject: async () => {
+      const row = await db.call.findUniqueOrThrow({ where: { id: call.id }, include: callInclude });
+      return { call: toFullCall(row, signedRecordingUrl(config, row, clock.now())) };
+    },
     started: true,
   });
 }
