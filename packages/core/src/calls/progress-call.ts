@@ -1,4 +1,4 @@
-import type { CallStatus, Prisma } from '@voice/db';
+import type { Call, CallStatus } from '@voice/db';
 import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
@@ -48,13 +48,12 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
   }
 }
 
-/** The call with the agent fields its conversation needs: one query per activity. */
-async function loadCallForProgress(db: CoreDeps['db'], callId: string) {
-  const call = await db.call.findUnique({ where: { id: callId }, include: { agent: true } });
+/** The call, read once per activity; its agent is read only for a conversation. */
+async function loadCallForProgress(db: CoreDeps['db'], callId: string): Promise<Call> {
+  const call = await db.call.findUnique({ where: { id: callId } });
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   return call;
 }
-type ProgressRow = NonNullable<Awaited<ReturnType<typeof loadCallForProgress>>>;
 
 const done = (status: CallStatus): CallProgress => ({ status, terminal: true, nextCheckInMs: 0 });
 
@@ -90,7 +89,7 @@ export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): P
 
 async function progress(
   deps: CoreDeps & CallRuntime,
-  call: ProgressRow,
+  call: Call,
   carrierCallId: string,
 ): Promise<CallProgress> {
   const now = deps.clock.now();
@@ -130,25 +129,30 @@ async function advance(
 
 /**
  * The end of the call: the conversation and its analysis for connected calls, then the terminal
- * status, in one transaction. Only the first finish counts.
+ * status and the transitions it went through, in one statement. Only the first finish counts.
  */
 async function finish(
   deps: CoreDeps & CallRuntime,
-  call: ProgressRow,
+  call: Call,
   ended: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date },
 ): Promise<CallStatus> {
-  const callId = call.id;
   const { status, reason } = terminalStatusFor(ended.outcome);
-  const events: Prisma.CallEventCreateManyInput[] = [];
-  let analysis: Prisma.CallUpdateManyMutationInput = {};
+  const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
+  let analysis: {
+    transcript: string;
+    summary: string;
+    varsExtracted: string;
+    varsCollected: string;
+    detectedGender: string | null;
+  } | null = null;
   if (ended.answeredAt) {
     events.push(
-      { callId, status: 'ringing', at: ended.answeredAt },
-      { callId, status: 'ongoing', at: ended.answeredAt },
+      { status: 'ringing', reason: null, at: ended.answeredAt },
+      { status: 'ongoing', reason: null, at: ended.answeredAt },
     );
-    const agent = call.agent;
+    const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId } });
     const result = await deps.conversation.converse({
-      callId,
+      callId: call.id,
       agent: {
         name: agent.name,
         agentType: agent.agentType,
@@ -166,12 +170,11 @@ async function finish(
         ended.outcome === 'user_hangup' ? 'caller' : ended.outcome === 'agent_hangup' ? 'agent' : 'completed',
     });
     analysis = {
-      connectedAt: ended.answeredAt,
-      transcript: result.transcript as unknown as Prisma.InputJsonValue,
+      transcript: JSON.stringify(result.transcript),
       summary: result.summary,
-      varsExtracted: result.varsExtracted,
-      varsCollected: Object.fromEntries(
-        Object.entries(result.varsCollected).filter(([name]) => !name.startsWith('_')),
+      varsExtracted: JSON.stringify(result.varsExtracted),
+      varsCollected: JSON.stringify(
+        Object.fromEntries(Object.entries(result.varsCollected).filter(([name]) => !name.startsWith('_'))),
       ),
       detectedGender: result.detectedGender,
     };
@@ -180,19 +183,35 @@ async function finish(
     ended.outcome !== 'carrier_rejected' &&
     ended.outcome !== 'failed'
   ) {
-    events.push({ callId, status: 'ringing', at: ended.endedAt });
+    events.push({ status: 'ringing', reason: null, at: ended.endedAt });
   }
-  events.push({ callId, status, reason, at: ended.endedAt });
-  const [updated] = await deps.db.$transaction([
-    deps.db.call.updateMany({
-      where: { id: callId, status: { in: ORDER } },
-      data: { status, disconnectionReason: reason, endedAt: ended.endedAt, ...analysis },
-    }),
-    deps.db.callEvent.createMany({ data: events, skipDuplicates: true }),
-  ]);
-  if (updated.count === 1) return status;
+  events.push({ status, reason, at: ended.endedAt });
+  // One statement, so a call's end costs one round trip: the update only matches a call still in
+  // progress, and the transitions are recorded only by the update that matched.
+  const [row] = await deps.db.$queryRaw<{ updated: number }[]>`
+    WITH ended AS (
+      UPDATE calls SET
+        status = ${status}::"CallStatus",
+        disconnection_reason = ${reason},
+        ended_at = ${ended.endedAt},
+        connected_at = COALESCE(${ended.answeredAt}::timestamptz, connected_at),
+        transcript = COALESCE(${analysis?.transcript ?? null}::jsonb, transcript),
+        summary = COALESCE(${analysis?.summary ?? null}::text, summary),
+        vars_extracted = COALESCE(${analysis?.varsExtracted ?? null}::jsonb, vars_extracted),
+        vars_collected = COALESCE(${analysis?.varsCollected ?? null}::jsonb, vars_collected),
+        detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender)
+      WHERE id = ${call.id}::uuid AND status IN ('initiated', 'ringing', 'ongoing')
+      RETURNING id
+    ), logged AS (
+      INSERT INTO call_events (id, call_id, status, reason, at)
+      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, e.at
+      FROM ended, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(status text, reason text, at timestamptz)
+      ON CONFLICT (call_id, status) DO NOTHING
+    )
+    SELECT count(*)::int AS updated FROM ended`;
+  if (row?.updated === 1) return status;
   // Another attempt finished it first: its status stands.
-  return (await deps.db.call.findUniqueOrThrow({ where: { id: callId }, select: { status: true } })).status;
+  return (await deps.db.call.findUniqueOrThrow({ where: { id: call.id }, select: { status: true } })).status;
 }
 
 /**
@@ -200,10 +219,17 @@ async function finish(
  * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
  */
 export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, callId: string) {
-  const call = await deps.db.call.findUniqueOrThrow({
-    where: { id: callId },
-    select: { status: true, accountId: true, agentId: true, campaignId: true, campaignContactId: true },
-  });
+  // What the end needs to know, in one query: whether any webhook or email is (or was) due.
+  const [call] = await deps.db.$queryRaw<CallEnd[]>`
+    SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
+      c.campaign_id::text AS "campaignId", c.campaign_contact_id::text AS "campaignContactId",
+      cardinality(a.notification_emails) > 0 AS "hasEmailAddresses",
+      EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
+      EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
+      EXISTS (SELECT 1 FROM notification_emails n WHERE n.call_id = c.id) AS "emailsRecorded"
+    FROM calls c JOIN agents a ON a.id = c.agent_id
+    WHERE c.id = ${callId}::uuid`;
+  if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   const wakeCampaign = call.campaignContactId
     ? await recordCampaignCallOutcome(deps, {
         id: callId,
@@ -211,8 +237,14 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
         status: call.status,
       })
     : false;
-  const deliveries = await recordCallEndedEvent(deps, { id: callId, ...call });
-  const emails = await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined });
+  const deliveries =
+    call.hasWebhooks || call.eventRecorded
+      ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })
+      : [];
+  const emails =
+    call.hasEmailAddresses || call.emailsRecorded
+      ? await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined })
+      : [];
   return {
     status: call.status,
     accountId: call.accountId,
@@ -222,4 +254,16 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
     deliveries,
     emails,
   };
+}
+
+interface CallEnd {
+  status: CallStatus;
+  accountId: string;
+  agentId: string;
+  campaignId: string | null;
+  campaignContactId: string | null;
+  hasEmailAddresses: boolean;
+  hasWebhooks: boolean;
+  eventRecorded: boolean;
+  emailsRecorded: boolean;
 }

@@ -262,30 +262,48 @@ export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
   call: { id: string; campaignContactId: string; status: string },
 ): Promise<boolean> {
-  const contact = await db.campaignContact.findUnique({
-    where: { id: call.campaignContactId },
-    include: { campaign: true },
-  });
+  const [contact] = await db.$queryRaw<ContactAtCallEnd[]>`
+    SELECT cc.state::text AS state, cc.attempts, cc.last_call_id::text AS "lastCallId",
+      k.id::text AS "campaignId", k.status::text AS "campaignStatus", k.retry_on AS "retryOn",
+      k.max_attempts AS "maxAttempts", k.retry_delay_seconds AS "retryDelaySeconds", k.end_at AS "endAt",
+      k.wake_pending AS "wakePending"
+    FROM campaign_contacts cc JOIN campaigns k ON k.id = cc.campaign_id
+    WHERE cc.id = ${call.campaignContactId}::uuid`;
   if (!contact || contact.lastCallId !== call.id) return false;
-  const { campaign } = contact;
   // Recorded by an earlier try of this step, which may have stopped before its signal: send it again.
-  if (contact.state !== 'calling') return campaign.wakePending;
+  if (contact.state !== 'calling') return contact.wakePending;
   const now = clock.now();
-  const nextAttemptAt = new Date(now.getTime() + campaign.retryDelaySeconds * 1000);
+  const nextAttemptAt = new Date(now.getTime() + contact.retryDelaySeconds * 1000);
   const retry =
-    campaign.status !== 'canceled' &&
-    campaign.retryOn.includes(call.status) &&
-    contact.attempts < campaign.maxAttempts &&
-    (!campaign.endAt || nextAttemptAt < campaign.endAt);
-  await db.campaignContact.updateMany({
-    where: { id: contact.id, state: 'calling', lastCallId: call.id },
-    data: retry
-      ? { state: 'queued', nextAttemptAt, lastOutcome: call.status, updatedAt: now }
-      : { state: 'completed', lastOutcome: call.status, updatedAt: now },
-  });
-  const flagged = await db.campaign.updateMany({
-    where: { id: campaign.id, wakePending: false },
-    data: { wakePending: true },
-  });
-  return flagged.count === 1;
+    contact.campaignStatus !== 'canceled' &&
+    contact.retryOn.includes(call.status) &&
+    contact.attempts < contact.maxAttempts &&
+    (!contact.endAt || nextAttemptAt < contact.endAt);
+  // The outcome and the wake-up flag in one statement.
+  const flagged = await db.$queryRaw<{ id: string }[]>`
+    WITH recorded AS (
+      UPDATE campaign_contacts SET
+        state = ${retry ? 'queued' : 'completed'}::"CampaignContactState",
+        next_attempt_at = CASE WHEN ${retry} THEN ${nextAttemptAt} ELSE next_attempt_at END,
+        last_outcome = ${call.status}, updated_at = ${now}
+      WHERE id = ${call.campaignContactId}::uuid AND state = 'calling' AND last_call_id = ${call.id}::uuid
+      RETURNING campaign_id
+    )
+    UPDATE campaigns SET wake_pending = true
+    WHERE id IN (SELECT campaign_id FROM recorded) AND NOT wake_pending
+    RETURNING id`;
+  return flagged.length === 1;
+}
+
+interface ContactAtCallEnd {
+  state: string;
+  attempts: number;
+  lastCallId: string | null;
+  campaignId: string;
+  campaignStatus: string;
+  retryOn: string[];
+  maxAttempts: number;
+  retryDelaySeconds: number;
+  endAt: Date | null;
+  wakePending: boolean;
 }
