@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import {
+  addCampaignContacts,
+  addPhoneNumber,
+  createAccount,
+  createCampaign,
+  CreateCampaignInput,
+  createSimulatedCarrier,
+  deterministicConversationEngine,
+  getCampaign,
+  resumeCampaign,
+  type CallRuntime,
+  type CoreDeps,
+} from '@voice/core';
+import { createTestDeps } from '@voice/core/testing';
+import { createDb } from '@voice/db';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { workflowIds } from '../contracts';
+import { createCallWorkflowStarter } from '../starters';
+import { createWorker } from '../worker';
+
+const CONTACTS = 20_000;
+const FROM = '+14155550150';
+const taskQueue = `campaign-scale-${randomUUID()}`;
+
+let database: TestDatabase;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let client: Client;
+let deps: CoreDeps & CallRuntime;
+
+beforeAll(async () => {
+  const made = await createTestDeps();
+  database = made.database;
+  const address = inject('temporalAddress');
+  nativeConnection = await NativeConnection.connect({ address });
+  connection = await Connection.connect({ address });
+  client = new Client({ connection });
+  deps = {
+    ...made.deps,
+    // The worker's pool, as in production (the test database's default pool is smaller).
+    db: createDb(database.url, { maxConnections: 10 }),
+    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 0, weights: { completed: 1 } }),
+    conversation: deterministicConversationEngine,
+  };
+});
+afterAll(async () => {
+  await deps?.db.$disconnect();
+  await connection?.close();
+  await nativeConnection?.close();
+  await database?.drop();
+});
+
+describe('a campaign at scale on a real dev server and worker', () => {
+  it(
+    `completes ${CONTACTS.toLocaleString('en')} contacts, each dialed once, every run's history under 10,000 events`,
+    async () => {
+      const accountId = (await createAccount(deps, { name: 'Scale' })).account.id;
+      const agent = await deps.db.agent.create({
+        data: { accountId, name: 'Dialer', voiceId: 'he-ori', prompt: 'Hi.' },
+      });
+      await addPhoneNumber(deps, { accountId, phone_number: FROM });
+      const { body: campaign } = await createCampaign(deps, {
+        accountId,
+        ...CreateCampaignInput.parse({
+          name: 'Scale',
+          agent_id: agent.id,
+          from_numbers: [FROM],
+          max_concurrent_calls: 200,
+          retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
+          draft: true,
+        }),
+      });
+      const campaignId = campaign.campaign_id;
+      for (let from = 0; from < CONTACTS; from += 10_000) {
+        const contacts = Array.from({ length: 10_000 }, (_, i) => ({
+          to_number: `+1${String(2012000000 + from + i)}`,
+        }));
+        const added = await addCampaignContacts(deps, { accountId, campaignId, contacts });
+        expect(added.rejected).toEqual([]);
+      }
+
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        deps,
+      });
+      const status = await worker.runUntil(async () => {
+        await resumeCampaign(deps, { accountId, campaignId });
+        return client.workflow.getHandle(workflowIds.campaign(campaignId)).result();
+      });
+      expect(status).toBe('completed');
+
+      // Every contact completed, by exactly one call.
+      const done = await getCampaign(deps, { accountId, campaignId });
+      expect(done.counts.by_state).toMatchObject({ completed: CONTACTS, queued: 0, calling: 0 });
+      const calls = await deps.db.call.groupBy({
+        by: ['campaignContactId'],
+        where: { campaignId },
+        _count: { _all: true },
+      });
+      expect(calls).toHaveLength(CONTACTS);
+      expect(calls.every((c) => c._count._all === 1)).toBe(true);
+
+      // The workflow continued as new: several runs, none with a large history.
+      const runs: number[] = [];
+      for await (const run of client.workflow.list({
+        query: `WorkflowId = '${workflowIds.campaign(campaignId)}'`,
+      }))
+        runs.push(run.historyLength ?? 0);
+      expect(runs.length).toBeGreaterThan(1);
+      expect(Math.max(...runs)).toBeLessThan(10_000);
+    },
+    20 * 60_000,
+  );
+});
