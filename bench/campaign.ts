@@ -2,13 +2,22 @@
 // filled over HTTP like a client would. Figures: total time, dials/s, call end -> next dial latency,
 // the largest history of any campaign run, peak RSS of api and worker.
 import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { addPhoneNumber } from '@voice/core';
-import { benchAccount, benchEnvironment, machine, percentile, startServices } from './harness';
+import {
+  benchAccount,
+  benchEnvironment,
+  emptyWorkflowRate,
+  machine,
+  percentile,
+  startServices,
+} from './harness';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_MAX_CONCURRENT ?? 200);
 const BATCH = 10_000;
 
+Runtime.install({ logger: new DefaultLogger('WARN') });
 const bench = await benchEnvironment();
 const { db } = bench.database;
 const { deps, accountId, key } = await benchAccount(db);
@@ -88,6 +97,11 @@ gaps.sort((a, b) => a - b);
 await api.stop();
 await worker.stop();
 await connection.close();
+// Baseline: what the same server sustains with empty workflows, as many open at once as the campaign.
+const emptyRate = await emptyWorkflowRate(bench.temporal.address, {
+  total: Math.min(CONTACTS, 5_000),
+  concurrency: CONCURRENCY,
+});
 await bench.close();
 
 console.log(`campaign benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
@@ -95,6 +109,9 @@ console.log(`  ${CONTACTS} contacts, zero-duration simulated calls, no pacing li
 console.log(`  calls made:             ${calls.length}`);
 console.log(`  total time:             ${seconds.toFixed(1)} s`);
 console.log(`  dials/s:                ${(calls.length / seconds).toFixed(1)} (aim >= 100)`);
+console.log(
+  `  empty workflows/s:      ${emptyRate.toFixed(1)} (same server, ${CONCURRENCY} at once, nothing else running)`,
+);
 console.log(`  call end -> next dial:  p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms`);
 console.log(`  campaign runs:          ${runs}, largest history ${largest} events (aim <= 10,000)`);
 console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB (aim <= 400 MB each)`);

@@ -1,11 +1,8 @@
 // Dial throughput: 2,000 dials over HTTP with zero-duration simulated calls, beside the rate at which
 // the same Temporal server starts and completes an empty workflow.
-import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { addPhoneNumber } from '@voice/core';
-import { benchAccount, benchEnvironment, machine, pool, startServices } from './harness';
+import { benchAccount, benchEnvironment, emptyWorkflowRate, machine, pool, startServices } from './harness';
 
 const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -53,29 +50,11 @@ await api.stop();
 await worker.stop();
 
 // Baseline: the same server starting and completing empty workflows, with an in-process worker.
-const connection = await Connection.connect({ address: bench.temporal.address });
-const client = new Client({ connection });
-const nativeConnection = await NativeConnection.connect({ address: bench.temporal.address });
-const taskQueue = `empty-${randomUUID()}`;
-const emptyWorker = await Worker.create({
-  connection: nativeConnection,
-  taskQueue,
-  workflowsPath: fileURLToPath(new URL('./empty.workflow.ts', import.meta.url)),
-});
-const baselineSeconds = await emptyWorker.runUntil(async () => {
-  const t0 = performance.now();
-  await pool(TOTAL, CONCURRENCY, async (i) => {
-    await client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${i}-${randomUUID()}` });
-  });
-  return (performance.now() - t0) / 1000;
-});
-await connection.close();
-await nativeConnection.close();
+const emptyRate = await emptyWorkflowRate(bench.temporal.address, { total: TOTAL, concurrency: CONCURRENCY });
 await bench.close();
 
 const dialRate = TOTAL / acceptedSeconds;
 const callRate = TOTAL / terminalSeconds;
-const emptyRate = TOTAL / baselineSeconds;
 console.log(`dial benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
 console.log(
   `  ${TOTAL} dials over HTTP, ${CONCURRENCY} at a time, zero-duration simulated calls (${failures} failed)`,

@@ -1,9 +1,12 @@
 // Shared pieces of the benchmarks: a fresh database, a Temporal dev server, and the api and worker as
 // real processes whose peak RSS (VmHWM) is read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
 import {
   createAccount,
@@ -152,6 +155,11 @@ export async function startServices(
     SIMULATOR_DIAL_MS: '0',
     SIMULATOR_RING_MS: '0',
     SIMULATOR_TALK_MS: '0',
+    // Benchmarks measure throughput, not the rate and concurrency limits.
+    RATE_LIMIT_KEY_PER_MINUTE: '0',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+    RATE_LIMIT_DIALS_PER_MINUTE: '0',
+    ACCOUNT_MAX_CONCURRENT_CALLS: '0',
     ...env,
   };
   const apiPort = await freePort();
@@ -161,4 +169,39 @@ export async function startServices(
   if (api) await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
   await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
   return { api, apiUrl: `http://127.0.0.1:${apiPort}`, worker };
+}
+
+/**
+ * What the Temporal server alone sustains: empty workflows started and awaited, `concurrency` at a
+ * time, by an in-process worker with nothing else to do. Returns workflows per second.
+ */
+export async function emptyWorkflowRate(
+  address: string,
+  { total, concurrency }: { total: number; concurrency: number },
+): Promise<number> {
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const taskQueue = `empty-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./empty.workflow.ts', import.meta.url)),
+  });
+  try {
+    const seconds = await worker.runUntil(async () => {
+      const t0 = performance.now();
+      await pool(total, concurrency, async (i) => {
+        await client.workflow.execute('emptyWorkflow', {
+          taskQueue,
+          workflowId: `empty-${i}-${randomUUID()}`,
+        });
+      });
+      return (performance.now() - t0) / 1000;
+    });
+    return total / seconds;
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
 }

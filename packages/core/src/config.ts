@@ -30,6 +30,12 @@ export const ServiceEnv = z.object({
     .optional(),
   /** Timeout of one webhook attempt in ms (15 s when unset). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
+  /** Default rate limits a minute; 0 turns one off. Accounts can override each (see docs/operations.md). */
+  RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
+  RATE_LIMIT_DIALS_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** Calls in progress at once per account (0: no limit); direct dials beyond it get 429, campaigns wait. */
+  ACCOUNT_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(0).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -41,5 +47,11 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
     publicUrl: env.PUBLIC_URL ?? defaultPublicUrl,
     webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    rateLimits: {
+      keyRequestsPerMinute: env.RATE_LIMIT_KEY_PER_MINUTE,
+      accountRequestsPerMinute: env.RATE_LIMIT_ACCOUNT_PER_MINUTE,
+      dialsPerMinute: env.RATE_LIMIT_DIALS_PER_MINUTE,
+      concurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
+    },
   };
 }

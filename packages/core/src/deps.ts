@@ -23,6 +23,19 @@ export interface CoreConfig {
   webhookTimeoutMs?: number;
   /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
   campaignRecheckMs?: number;
+  /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */
+  rateLimits?: RateLimitDefaults;
+}
+
+export interface RateLimitDefaults {
+  /** Requests per API key (or dashboard user). */
+  keyRequestsPerMinute: number;
+  /** Requests per account, all its keys and users together. */
+  accountRequestsPerMinute: number;
+  /** Dials per account (call-dial, create-phone-call, tRPC calls.dial), on top of the request limits. */
+  dialsPerMinute: number;
+  /** Calls in progress at once per account, direct dials and campaigns together. */
+  concurrentCalls: number;
 }
 
 /** Starts the service's workflows; idempotent (starting an already started one is a no-op). */

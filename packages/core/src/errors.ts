@@ -27,6 +27,8 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** Response headers that belong with this error (Retry-After and RateLimit-* for 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'AppError';

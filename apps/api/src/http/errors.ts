@@ -51,7 +51,9 @@ export function toErrorResponse(error: unknown, shape: ErrorShape, requestId: st
   if (appError.code === 'UNAUTHORIZED') {
     return { status, body: { error: 'Unauthorized' }, headers: { 'www-authenticate': 'Bearer' } };
   }
-  if (appError.code === 'RATE_LIMITED') return { status, body: { error: appError.message }, headers: {} };
+  if (appError.code === 'RATE_LIMITED') {
+    return { status, body: { error: appError.message }, headers: { ...appError.headers } };
+  }
   const body: Record<string, string> =
     shape === 'status-message' ? { status: 'error', message: appError.message } : { error: appError.message };
   return { status, body, headers: {} };

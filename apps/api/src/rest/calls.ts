@@ -25,6 +25,7 @@ const TAG = 'Calls';
 export const callRoutes = [
   defineRoute({
     operationId: 'dialCall',
+    dials: true,
     method: 'POST',
     path: '/functions/v1/call-dial',
     summary: 'Place an outbound call (honours Idempotency-Key)',
@@ -38,6 +39,7 @@ export const callRoutes = [
   }),
   defineRoute({
     operationId: 'createPhoneCall',
+    dials: true,
     method: 'POST',
     path: '/v1/create-phone-call',
     summary: 'Place an outbound call (older form, dynamic_variables; honours Idempotency-Key)',

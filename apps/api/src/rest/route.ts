@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { authenticate, parseInput, type AuthContext, type CoreDeps } from '@voice/core';
+import { authenticate, enforceRateLimit, parseInput, type AuthContext, type CoreDeps } from '@voice/core';
 import type { ErrorShape } from '../http/errors';
 
 declare module 'fastify' {
@@ -45,6 +45,8 @@ export interface RestRoute<
   errorShape?: ErrorShape;
   /** Error statuses this operation documents besides 401, 429 and 500. */
   errors?: number[];
+  /** Places a call: draws on the account's dial limit as well as the request limits. */
+  dials?: boolean;
   handler(
     ctx: RestContext,
     input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
@@ -75,8 +77,11 @@ export function registerRestRoutes(
       method: route.method,
       url: toFastifyPath(route.path),
       config: { errorShape: route.errorShape ?? 'error' },
-      onRequest: async (request) => {
+      onRequest: async (request, reply) => {
         request.auth = await authenticate(deps, request.headers.authorization);
+        reply.headers(
+          await enforceRateLimit(deps, request.auth, { request: true, dial: route.dials === true }),
+        );
       },
       handler: async (request, reply) => {
         const input = {

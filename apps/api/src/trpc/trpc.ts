@@ -1,6 +1,13 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import { authenticate, describeIssues, isAppError } from '@voice/core';
+import {
+  authenticate,
+  describeIssues,
+  enforceRateLimit,
+  isAppError,
+  type RateLimitedOperation,
+} from '@voice/core';
 import type { z } from 'zod';
+import type { AuthContext } from '@voice/core';
 import type { TrpcContext } from './context';
 
 function hasIssues(value: unknown): value is { issues: z.core.$ZodIssue[] } {
@@ -41,10 +48,29 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(domainErrors);
 
-/** Requires an API key or dashboard JWT; adds the account to the context. */
+/** Draws on the rate limits; the headers go on the response, a 429 carries Retry-After as well. */
+async function rateLimit(ctx: TrpcContext, auth: AuthContext, operation: RateLimitedOperation) {
+  try {
+    const headers = await enforceRateLimit(ctx.deps, auth, operation);
+    for (const [name, value] of Object.entries(headers)) ctx.setHeader?.(name, value);
+  } catch (error) {
+    if (isAppError(error))
+      for (const [name, value] of Object.entries(error.headers)) ctx.setHeader?.(name, value);
+    throw error;
+  }
+}
+
+/** Requires an API key or dashboard JWT, within the request rate limits; adds the account to the context. */
 export const accountProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const auth = await authenticate(ctx.deps, ctx.authorization);
+  await rateLimit(ctx, auth, { request: true, dial: false });
   return next({ ctx: { auth, accountId: auth.accountId } });
+});
+
+/** An account procedure that places calls: it draws on the account's dial limit too. */
+export const dialProcedure = accountProcedure.use(async ({ ctx, next }) => {
+  await rateLimit(ctx, ctx.auth, { request: false, dial: true });
+  return next();
 });
 
 /** Dashboard users (JWT) only. */

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { CreateAccountInput, createAccount, parseInput } from '@voice/core';
+import {
+  CreateAccountInput,
+  SetAccountLimitsInput,
+  createAccount,
+  parseInput,
+  setAccountLimits,
+} from '@voice/core';
 import { withDeps } from '../context';
 import { printRecord } from '../output';
 
@@ -20,5 +26,37 @@ export function registerAccountCommands(program: Command): void {
         );
         if (!options.json) console.log('Store the API key now: it is not shown again.');
       }),
+    );
+  accounts
+    .command('limits')
+    .description("Set an account's limits (a number, 0 for none, or 'default' for the service's)")
+    .argument('<account-id>')
+    .option('--key-per-minute <n>', 'requests a minute per API key or dashboard user')
+    .option('--account-per-minute <n>', 'requests a minute for the whole account')
+    .option('--dials-per-minute <n>', 'dials a minute for the whole account')
+    .option('--max-concurrent-calls <n>', 'calls in progress at once, direct dials and campaigns together')
+    .option('--json', 'print JSON')
+    .action(
+      (
+        accountId: string,
+        options: {
+          keyPerMinute?: string;
+          accountPerMinute?: string;
+          dialsPerMinute?: string;
+          maxConcurrentCalls?: string;
+          json?: boolean;
+        },
+      ) =>
+        withDeps(async (deps) => {
+          const limit = (value: string | undefined) =>
+            value === undefined ? undefined : value === 'default' ? null : Number(value);
+          const input = parseInput(SetAccountLimitsInput, {
+            key_requests_per_minute: limit(options.keyPerMinute),
+            account_requests_per_minute: limit(options.accountPerMinute),
+            dials_per_minute: limit(options.dialsPerMinute),
+            max_concurrent_calls: limit(options.maxConcurrentCalls),
+          });
+          printRecord(await setAccountLimits(deps, { accountId, ...input }), options);
+        }),
     );
 }

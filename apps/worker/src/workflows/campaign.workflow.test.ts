@@ -15,6 +15,7 @@ import {
   getCampaign,
   pauseCampaign,
   resumeCampaign,
+  setAccountLimits,
   signWebhook,
   type CallRuntime,
   type Carrier,
@@ -133,6 +134,23 @@ describe('campaign workflow on a real dev server and worker', () => {
       expect(done.counts.by_state).toMatchObject({ completed: 15, queued: 0, calling: 0 });
       expect(done.status).toBe('completed');
     });
+  });
+
+  it("waits for the account's limit on calls in progress", async () => {
+    await setAccountLimits(base, { accountId, max_concurrent_calls: 2 });
+    try {
+      await withWorker(250, async (deps, seen) => {
+        const campaign = await create(deps, {
+          max_concurrent_calls: 5,
+          contacts: numbers(8, 3050).map((to_number) => ({ to_number })),
+        });
+        expect(await finished(campaign.campaign_id)).toBe('completed');
+        expect(seen.dials).toHaveLength(8);
+        expect(seen.maxOpen).toBe(2);
+      });
+    } finally {
+      await setAccountLimits(base, { accountId, max_concurrent_calls: null });
+    }
   });
 
   it('holds dials_per_minute within 5%', async () => {

@@ -44,6 +44,7 @@ describe('API keys', () => {
       accountId: account.id,
       accountName: 'Acme',
       principal: { kind: 'apiKey', apiKeyId: apiKey.id },
+      limits: { keyRequestsPerMinute: null, accountRequestsPerMinute: null, dialsPerMinute: null },
     });
   });
 
@@ -112,6 +113,7 @@ describe('JWT', () => {
       accountId: account.id,
       accountName: 'Dashboard',
       principal: { kind: 'user', userId: user.id },
+      limits: { keyRequestsPerMinute: null, accountRequestsPerMinute: null, dialsPerMinute: null },
     });
   });
 

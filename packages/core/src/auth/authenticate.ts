@@ -10,7 +10,21 @@ export interface AuthContext {
   accountId: string;
   accountName: string;
   principal: Principal;
+  /** The account's own rate limits; null ones take the configured default. */
+  limits: AccountLimits;
 }
+
+export interface AccountLimits {
+  keyRequestsPerMinute: number | null;
+  accountRequestsPerMinute: number | null;
+  dialsPerMinute: number | null;
+}
+
+const limitsOf = (account: AccountLimits): AccountLimits => ({
+  keyRequestsPerMinute: account.keyRequestsPerMinute,
+  accountRequestsPerMinute: account.accountRequestsPerMinute,
+  dialsPerMinute: account.dialsPerMinute,
+});
 
 /** last_used_at is written at most once a minute per key, so reads do not turn into writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -44,6 +58,7 @@ async function authenticateApiKey({ db, clock }: CoreDeps, key: string): Promise
     accountId: row.accountId,
     accountName: row.account.name,
     principal: { kind: 'apiKey', apiKeyId: row.id },
+    limits: limitsOf(row.account),
   };
 }
 
@@ -59,5 +74,6 @@ async function authenticateUserToken({ db, clock, config }: CoreDeps, token: str
     accountId: user.accountId,
     accountName: user.account.name,
     principal: { kind: 'user', userId: user.id },
+    limits: limitsOf(user.account),
   };
 }

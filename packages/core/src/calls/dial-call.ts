@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Prisma } from '@voice/db';
 import { loadAgent, providedVariables, type AgentRow } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
 import { withIdempotency } from '../idempotency';
+import { concurrentCallLimit, countCallsInProgress, tooManyCalls } from './concurrent-calls';
 import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
 
@@ -63,21 +65,29 @@ export async function dialCall(
   });
   const callId = randomUUID();
   const now = clock.now();
-  await db.call.create({
-    data: {
-      id: callId,
-      accountId,
-      agentId: agent.id,
-      agentVersion: agent.version,
-      campaignId,
-      fromNumber,
-      toNumber,
-      isTestCall: testContact !== null,
-      varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
-      createdAt: now,
-      events: { create: { status: 'initiated', at: now } },
-    },
-  });
+  const limit = await concurrentCallLimit(deps, db, accountId);
+  const row: Prisma.CallUncheckedCreateInput = {
+    id: callId,
+    accountId,
+    agentId: agent.id,
+    agentVersion: agent.version,
+    campaignId,
+    fromNumber,
+    toNumber,
+    isTestCall: testContact !== null,
+    varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
+    createdAt: now,
+    events: { create: { status: 'initiated' as const, at: now } },
+  };
+  if (limit === null) {
+    await db.call.create({ data: row });
+  } else {
+    await db.$transaction(async (tx) => {
+      const inProgress = await countCallsInProgress(tx, accountId);
+      if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
+      await tx.call.create({ data: row });
+    });
+  }
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
   return {
     call_id: callId,

@@ -4,7 +4,11 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from './carrier';
 import type { ConversationEngine } from './conversation';
-import { recordCampaignCallOutcome } from '../campaigns/advance-campaign';
+import {
+  contactAtCallEndColumn,
+  recordCampaignCallOutcome,
+  type ContactAtCallEnd,
+} from '../campaigns/advance-campaign';
 import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
@@ -222,19 +226,22 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
   // What the end needs to know, in one query: whether any webhook or email is (or was) due.
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
-      c.campaign_id::text AS "campaignId", c.campaign_contact_id::text AS "campaignContactId",
+      c.campaign_id::text AS "campaignId",
       cardinality(a.notification_emails) > 0 AS "hasEmailAddresses",
       EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
       EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
-      EXISTS (SELECT 1 FROM notification_emails n WHERE n.call_id = c.id) AS "emailsRecorded"
+      EXISTS (SELECT 1 FROM notification_emails n WHERE n.call_id = c.id) AS "emailsRecorded",
+      ${contactAtCallEndColumn} AS "campaignContact"
     FROM calls c JOIN agents a ON a.id = c.agent_id
+      LEFT JOIN campaign_contacts cc ON cc.id = c.campaign_contact_id
+      LEFT JOIN campaigns k ON k.id = cc.campaign_id
     WHERE c.id = ${callId}::uuid`;
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
-  const wakeCampaign = call.campaignContactId
+  const wakeCampaign = call.campaignContact
     ? await recordCampaignCallOutcome(deps, {
         id: callId,
-        campaignContactId: call.campaignContactId,
         status: call.status,
+        contact: call.campaignContact,
       })
     : false;
   const deliveries =
@@ -261,7 +268,7 @@ interface CallEnd {
   accountId: string;
   agentId: string;
   campaignId: string | null;
-  campaignContactId: string | null;
+  campaignContact: ContactAtCallEnd | null;
   hasEmailAddresses: boolean;
   hasWebhooks: boolean;
   eventRecorded: boolean;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { CampaignStatus, Prisma } from '@voice/db';
+import { Prisma, type CampaignStatus } from '@voice/db';
 import { loadAgent } from '../agents';
+import { concurrentCallLimit, countCallsInProgress } from '../calls/concurrent-calls';
 import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
@@ -107,7 +108,11 @@ export async function advanceCampaign(
         ...windowState(windows, timezone, now),
       }));
       const open = states.filter((s) => s.open).map((s) => s.timezone);
-      const capacity = campaign.maxConcurrentCalls - calling;
+      // The campaign's own cap, and the account's limit on calls in progress (direct dials included).
+      let capacity = campaign.maxConcurrentCalls - calling;
+      const accountLimit = await concurrentCallLimit(deps, tx, campaign.accountId);
+      if (accountLimit !== null && capacity > 0)
+        capacity = Math.min(capacity, accountLimit - (await countCallsInProgress(tx, campaign.accountId)));
       const want = Math.min(capacity, budget, BATCH);
       let candidates: Claimed[] = [];
       let more = false;
@@ -254,22 +259,16 @@ async function refreshCounts(
 
 /**
  * A campaign call's end, recorded on its contact (once): retried later when the policy says so,
- * otherwise completed with the outcome. Runs in the call-end step. Returns whether the call
- * workflow should wake the campaign: only the first end since the campaign's last step began does,
- * so a campaign sees one signal per step rather than one per call.
+ * otherwise completed with the outcome. Runs in the call-end step, which reads the contact with the
+ * call. Returns whether the call workflow should wake the campaign: only the first end since the
+ * campaign's last step began does, so a campaign sees one signal per step rather than one per call.
  */
 export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
-  call: { id: string; campaignContactId: string; status: string },
+  call: { id: string; status: string; contact: ContactAtCallEnd },
 ): Promise<boolean> {
-  const [contact] = await db.$queryRaw<ContactAtCallEnd[]>`
-    SELECT cc.state::text AS state, cc.attempts, cc.last_call_id::text AS "lastCallId",
-      k.id::text AS "campaignId", k.status::text AS "campaignStatus", k.retry_on AS "retryOn",
-      k.max_attempts AS "maxAttempts", k.retry_delay_seconds AS "retryDelaySeconds", k.end_at AS "endAt",
-      k.wake_pending AS "wakePending"
-    FROM campaign_contacts cc JOIN campaigns k ON k.id = cc.campaign_id
-    WHERE cc.id = ${call.campaignContactId}::uuid`;
-  if (!contact || contact.lastCallId !== call.id) return false;
+  const { contact } = call;
+  if (contact.lastCallId !== call.id) return false;
   // Recorded by an earlier try of this step, which may have stopped before its signal: send it again.
   if (contact.state !== 'calling') return contact.wakePending;
   const now = clock.now();
@@ -278,7 +277,7 @@ export async function recordCampaignCallOutcome(
     contact.campaignStatus !== 'canceled' &&
     contact.retryOn.includes(call.status) &&
     contact.attempts < contact.maxAttempts &&
-    (!contact.endAt || nextAttemptAt < contact.endAt);
+    (!contact.endAt || nextAttemptAt < new Date(contact.endAt));
   // The outcome and the wake-up flag in one statement.
   const flagged = await db.$queryRaw<{ id: string }[]>`
     WITH recorded AS (
@@ -286,7 +285,7 @@ export async function recordCampaignCallOutcome(
         state = ${retry ? 'queued' : 'completed'}::"CampaignContactState",
         next_attempt_at = CASE WHEN ${retry} THEN ${nextAttemptAt} ELSE next_attempt_at END,
         last_outcome = ${call.status}, updated_at = ${now}
-      WHERE id = ${call.campaignContactId}::uuid AND state = 'calling' AND last_call_id = ${call.id}::uuid
+      WHERE id = ${contact.id}::uuid AND state = 'calling' AND last_call_id = ${call.id}::uuid
       RETURNING campaign_id
     )
     UPDATE campaigns SET wake_pending = true
@@ -295,15 +294,24 @@ export async function recordCampaignCallOutcome(
   return flagged.length === 1;
 }
 
-interface ContactAtCallEnd {
+/** A campaign contact and its campaign's retry policy, as the call-end step reads them (JSON). */
+export interface ContactAtCallEnd {
+  id: string;
   state: string;
   attempts: number;
   lastCallId: string | null;
-  campaignId: string;
   campaignStatus: string;
   retryOn: string[];
   maxAttempts: number;
   retryDelaySeconds: number;
-  endAt: Date | null;
+  endAt: string | null;
   wakePending: boolean;
 }
+
+/** Selects a call's campaign contact as a `ContactAtCallEnd` (null for other calls); joins `cc` and `k`. */
+export const contactAtCallEndColumn = Prisma.sql`
+  CASE WHEN cc.id IS NULL THEN NULL ELSE json_build_object(
+    'id', cc.id, 'state', cc.state, 'attempts', cc.attempts, 'lastCallId', cc.last_call_id,
+    'campaignStatus', k.status, 'retryOn', k.retry_on, 'maxAttempts', k.max_attempts,
+    'retryDelaySeconds', k.retry_delay_seconds, 'endAt', k.end_at, 'wakePending', k.wake_pending
+  ) END`;

@@ -13,12 +13,12 @@ import {
   removeTestContact,
   updateCallMetadata,
 } from '@voice/core';
-import { accountProcedure, router, userProcedure } from '../trpc';
+import { accountProcedure, dialProcedure, router, userProcedure } from '../trpc';
 
 const CallId = z.object({ call_id: z.string() });
 
 export const callsRouter = router({
-  dial: accountProcedure.input(DialCallInput.extend({ idempotency_key: z.string().optional() })).mutation(
+  dial: dialProcedure.input(DialCallInput.extend({ idempotency_key: z.string().optional() })).mutation(
     async ({ ctx, input: { idempotency_key, ...input } }) =>
       (
         await dialCallIdempotently(ctx.deps, {

@@ -1,0 +1,40 @@
+import type { Prisma } from '@voice/db';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+
+type Tx = Prisma.TransactionClient | CoreDeps['db'];
+
+/** The account's limit on calls in progress at once, or null for none (0 or unset turns it off). */
+export async function concurrentCallLimit(
+  { config }: Pick<CoreDeps, 'config'>,
+  db: Tx,
+  accountId: string,
+): Promise<number | null> {
+  const account = await db.account.findUnique({
+    where: { id: accountId },
+    select: { maxConcurrentCalls: true },
+  });
+  const limit = account?.maxConcurrentCalls ?? config.rateLimits?.concurrentCalls ?? 0;
+  return limit > 0 ? limit : null;
+}
+
+/**
+ * The account's calls in progress, counted under a lock per account held to the end of the
+ * transaction: dials and campaign steps that count and then create calls take turns, so together
+ * they never exceed the limit.
+ */
+export async function countCallsInProgress(tx: Prisma.TransactionClient, accountId: string): Promise<number> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`calls:${accountId}`}, 0))`;
+  const [row] = await tx.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM calls
+    WHERE account_id = ${accountId}::uuid AND status IN ('initiated', 'ringing', 'ongoing')`;
+  return row?.count ?? 0;
+}
+
+export function tooManyCalls(inProgress: number, limit: number): AppError {
+  return new AppError(
+    'RATE_LIMITED',
+    `Too many calls in progress: ${inProgress} of the ${limit} this account may have at once; dial again when one ends`,
+    { 'retry-after': '5' },
+  );
+}
