@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import {
   addPhoneNumber,
   createAccount,
@@ -12,11 +11,11 @@ import {
   type CoreDeps,
   type Mailer,
 } from '@voice/core';
-import { createTestDeps, testAgentInput } from '@voice/core/testing';
-import { inject } from 'vitest';
+import { testAgentInput } from '@voice/core/testing';
 import { workflowIds } from '../src/contracts';
 import { createCallWorkflowStarter } from '../src/starters';
 import { createWorker } from '../src/worker';
+import { connectTestServices } from './services';
 
 export interface Scenario {
   deps: CoreDeps & CallRuntime;
@@ -49,11 +48,8 @@ export async function scenario({
   resolveHost?: CoreDeps['resolveHost'];
   mailer?: Mailer;
 }): Promise<Scenario> {
-  const made = await createTestDeps();
-  const address = inject('temporalAddress');
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const made = await connectTestServices();
+  const { nativeConnection, client } = made;
   const taskQueue = `${name}-${randomUUID()}`;
   const deps: CoreDeps & CallRuntime = {
     ...made.deps,
@@ -97,10 +93,6 @@ export async function scenario({
         return fn(call_id);
       });
     },
-    async close() {
-      await connection.close();
-      await nativeConnection.close();
-      await made.database.drop();
-    },
+    close: made.close,
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection} from '@temporalio/worker';
+import { type Worker } from '@temporalio/worker';
 import {
   addPhoneNumber,
   createAccount,
@@ -13,16 +14,16 @@ import {
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
-import type { TestDatabase } from '@voice/db/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestServices, type TestServices } from '../../test/services';
 import { CallStatusAttribute, workflowIds } from '../contracts';
 import { createCallWorkflowStarter } from '../starters';
 import { createWorker } from '../worker';
 
-let database: TestDatabase;
+let services: TestServices;
+
 let nativeConnection: NativeConnection;
-let connection: Connection;
+
 let client: Client;
 let deps: CoreDeps & CallRuntime;
 let accountId: string;
@@ -31,12 +32,9 @@ const taskQueue = `calls-${randomUUID()}`;
 const FROM = '+14155550100';
 
 beforeAll(async () => {
-  const made = await createTestDeps();
-  database = made.database;
-  const address = inject('temporalAddress');
-  nativeConnection = await NativeConnection.connect({ address });
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
+  const made = await connectTestServices();
+  services = made;
+  ({ nativeConnection, client } = made);
   deps = {
     ...made.deps,
     callWorkflows: createCallWorkflowStarter(client, taskQueue),
@@ -62,9 +60,7 @@ beforeAll(async () => {
   await deps.db.phoneNumber.update({ where: { number: FROM }, data: { agentId } });
 });
 afterAll(async () => {
-  await connection?.close();
-  await nativeConnection?.close();
-  await database?.drop();
+  await services?.close();
 });
 
 async function runWorker<T>(fn: (worker: Worker) => Promise<T>): Promise<T> {

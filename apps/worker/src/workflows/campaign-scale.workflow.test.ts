@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import {
   addCampaignContacts,
   addPhoneNumber,
@@ -14,10 +14,9 @@ import {
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
 import { createDb } from '@voice/db';
-import type { TestDatabase } from '@voice/db/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestServices, type TestServices } from '../../test/services';
 import { workflowIds } from '../contracts';
 import { createCallWorkflowStarter } from '../starters';
 import { createWorker } from '../worker';
@@ -26,23 +25,21 @@ const CONTACTS = 20_000;
 const FROM = '+14155550150';
 const taskQueue = `campaign-scale-${randomUUID()}`;
 
-let database: TestDatabase;
+let services: TestServices;
+
 let nativeConnection: NativeConnection;
-let connection: Connection;
+
 let client: Client;
 let deps: CoreDeps & CallRuntime;
 
 beforeAll(async () => {
-  const made = await createTestDeps();
-  database = made.database;
-  const address = inject('temporalAddress');
-  nativeConnection = await NativeConnection.connect({ address });
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
+  const made = await connectTestServices();
+  services = made;
+  ({ nativeConnection, client } = made);
   deps = {
     ...made.deps,
     // The worker's pool, as in production (the test database's default pool is smaller).
-    db: createDb(database.url, { maxConnections: 10 }),
+    db: createDb(services.database.url, { maxConnections: 10 }),
     callWorkflows: createCallWorkflowStarter(client, taskQueue),
     carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 0, weights: { completed: 1 } }),
     conversation: deterministicConversationEngine,
@@ -50,9 +47,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await deps?.db.$disconnect();
-  await connection?.close();
-  await nativeConnection?.close();
-  await database?.drop();
+  await services?.close();
 });
 
 describe('a campaign at scale on a real dev server and worker', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import {
   addDoNotCall,
   addPhoneNumber,
@@ -21,9 +21,9 @@ import {
   type Carrier,
   type CoreDeps,
 } from '@voice/core';
-import { createTestDeps, testAgentInput } from '@voice/core/testing';
-import type { TestDatabase } from '@voice/db/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { testAgentInput } from '@voice/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestServices, type TestServices } from '../../test/services';
 import { workflowIds } from '../contracts';
 import { createCallWorkflowStarter } from '../starters';
 import { createWorker } from '../worker';
@@ -51,9 +51,10 @@ function countingCarrier(inner: Carrier) {
   return { carrier, seen };
 }
 
-let database: TestDatabase;
+let services: TestServices;
+
 let nativeConnection: NativeConnection;
-let connection: Connection;
+
 let client: Client;
 let base: CoreDeps;
 let accountId: string;
@@ -62,12 +63,9 @@ let offsetMs = 0;
 const FROM = '+14155550140';
 
 beforeAll(async () => {
-  const made = await createTestDeps();
-  database = made.database;
-  const address = inject('temporalAddress');
-  nativeConnection = await NativeConnection.connect({ address });
-  connection = await Connection.connect({ address });
-  client = new Client({ connection });
+  const made = await connectTestServices();
+  services = made;
+  ({ nativeConnection, client } = made);
   base = {
     ...made.deps,
     // An injected clock: tests move it to open and close calling windows.
@@ -81,9 +79,7 @@ beforeAll(async () => {
   await addPhoneNumber(base, { accountId, phone_number: FROM });
 });
 afterAll(async () => {
-  await connection?.close();
-  await nativeConnection?.close();
-  await database?.drop();
+  await services?.close();
 });
 
 /** Runs `fn` with a worker whose carrier counts what it sees. */

@@ -1,34 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { createSimulatedCarrier, deterministicConversationEngine } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
-import type { TestDatabase } from '@voice/db/testing';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestServices, type TestServices } from '../../test/services';
 import { AccountIdAttribute, workflowIds } from '../contracts';
 import { createWorker } from '../worker';
 import { diagnosticsWorkflow } from './diagnostics.workflow';
 
 describe('diagnostics workflow on a real dev server and worker', () => {
-  let database: TestDatabase;
+  let services: TestServices;
   let nativeConnection: NativeConnection;
-  let connection: Connection;
   let client: Client;
-  let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];
+  let deps: TestServices['deps'];
 
   beforeAll(async () => {
-    const made = await createTestDeps();
+    const made = await connectTestServices();
+    services = made;
+    ({ nativeConnection, client } = made);
     deps = made.deps;
-    database = made.database;
-    const address = inject('temporalAddress');
-    nativeConnection = await NativeConnection.connect({ address });
-    connection = await Connection.connect({ address });
-    client = new Client({ connection });
   });
   afterAll(async () => {
-    await connection?.close();
-    await nativeConnection?.close();
-    await database?.drop();
+    await services?.close();
   });
 
   it('runs through Temporal, the worker and an activity that reads Postgres, with search attributes', async () => {
