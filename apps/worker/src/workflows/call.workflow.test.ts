@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection} from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { type Worker } from '@temporalio/worker';
 import {
   addPhoneNumber,
