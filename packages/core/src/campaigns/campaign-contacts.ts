@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignContactState, Prisma } from '@voice/db';
+import { chunks } from '../chunks';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { AppError } from '../errors';
@@ -52,20 +53,23 @@ export function validateContacts(
  * which holds the campaign row locked. Numbers already in the campaign are rejected; numbers on the
  * do-not-call list are kept as `skipped_dnc`.
  */
+const CHUNK = 1_000;
+
 export async function insertContacts(
   tx: Prisma.TransactionClient,
   campaign: { id: string; accountId: string; contactCount: number; timezones: string[] },
   contacts: ValidContact[],
   now: Date,
 ): Promise<AddContactsOutput> {
-  const existing = new Set(
-    (
-      await tx.campaignContact.findMany({
-        where: { campaignId: campaign.id, toNumber: { in: contacts.map((c) => c.toNumber) } },
-        select: { toNumber: true },
-      })
-    ).map((c) => c.toNumber),
-  );
+  // In chunks: one statement of 10,000 rows makes the client build (and hold) a very large query.
+  const existing = new Set<string>();
+  for (const chunk of chunks(contacts, CHUNK)) {
+    const found = await tx.campaignContact.findMany({
+      where: { campaignId: campaign.id, toNumber: { in: chunk.map((c) => c.toNumber) } },
+      select: { toNumber: true },
+    });
+    for (const { toNumber } of found) existing.add(toNumber);
+  }
   const rejected = contacts
     .filter((c) => existing.has(c.toNumber))
     .map((c) => ({ row: c.row, reason: `to_number ${c.toNumber} is already in this campaign` }));
@@ -75,19 +79,22 @@ export async function insertContacts(
     campaign.accountId,
     fresh.map((c) => c.toNumber),
   );
-  await tx.campaignContact.createMany({
-    data: fresh.map((contact, index) => ({
-      id: randomUUID(),
-      campaignId: campaign.id,
-      position: campaign.contactCount + index + 1,
-      toNumber: contact.toNumber,
-      variables: contact.variables,
-      timezone: contact.timezone,
-      state: dnc.has(contact.toNumber) ? ('skipped_dnc' as const) : ('queued' as const),
-      nextAttemptAt: now,
-      updatedAt: now,
-    })),
-  });
+  let position = campaign.contactCount;
+  for (const chunk of chunks(fresh, CHUNK)) {
+    await tx.campaignContact.createMany({
+      data: chunk.map((contact) => ({
+        id: randomUUID(),
+        campaignId: campaign.id,
+        position: (position += 1),
+        toNumber: contact.toNumber,
+        variables: contact.variables,
+        timezone: contact.timezone,
+        state: dnc.has(contact.toNumber) ? ('skipped_dnc' as const) : ('queued' as const),
+        nextAttemptAt: now,
+        updatedAt: now,
+      })),
+    });
+  }
   const timezones = [...new Set([...campaign.timezones, ...fresh.map((c) => c.timezone)])].sort();
   await tx.campaign.update({
     where: { id: campaign.id },

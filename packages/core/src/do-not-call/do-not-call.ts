@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chunks } from '../chunks';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { parseE164 } from '../phone';
@@ -77,10 +78,13 @@ export async function doNotCallAmong(
   accountId: string,
   candidates: string[],
 ) {
-  if (candidates.length === 0) return new Set<string>();
-  const rows = await db.doNotCallEntry.findMany({
-    where: inAccount(accountId, { phoneNumber: { in: candidates } }),
-    select: { phoneNumber: true },
-  });
-  return new Set(rows.map((row) => row.phoneNumber));
+  const listed = new Set<string>();
+  for (const chunk of chunks(candidates, 1_000)) {
+    const rows = await db.doNotCallEntry.findMany({
+      where: inAccount(accountId, { phoneNumber: { in: chunk } }),
+      select: { phoneNumber: true },
+    });
+    for (const row of rows) listed.add(row.phoneNumber);
+  }
+  return listed;
 }
