@@ -40,6 +40,7 @@ const api = startApp('api', {
   DATABASE_URL: bench.database.url,
   TEMPORAL_ADDRESS: bench.temporal.address,
   JWT_SECRET: 'x'.repeat(32),
+  SECRETS_KEY: 's'.repeat(32),
   PORT: String(apiPort),
 });
 await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);

@@ -134,7 +134,7 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
     clock: systemClock,
     resolveHost: systemResolver,
     callWorkflows: deferredCallWorkflows,
-    config: { jwtSecret: 'x'.repeat(32) },
+    config: { jwtSecret: 'x'.repeat(32), secretsKey: 's'.repeat(32) },
   };
   const { account, key } = await createAccount(deps, { name: 'Bench' });
   return { deps, accountId: account.id, key };
@@ -152,6 +152,7 @@ export async function startServices(
     DATABASE_URL: bench.database.url,
     TEMPORAL_ADDRESS: bench.temporal.address,
     JWT_SECRET: 'x'.repeat(32),
+    SECRETS_KEY: 's'.repeat(32),
     SIMULATOR_DIAL_MS: '0',
     SIMULATOR_RING_MS: '0',
     SIMULATOR_TALK_MS: '0',

@@ -53,6 +53,7 @@ const migrated = await migrate(databaseUrl);
 log(`migrations: ${migrated.applied.length} applied, ${migrated.alreadyApplied.length} already applied`);
 
 const jwtSecret = process.env.JWT_SECRET ?? persisted('jwt-secret', () => randomBytes(32).toString('hex'));
+const secretsKey = process.env.SECRETS_KEY ?? persisted('secrets-key', () => randomBytes(32).toString('hex'));
 const db = createDb(databaseUrl, { maxConnections: 1 });
 const keyFile = join(DATA_DIR, 'demo-api-key');
 const demo = await seedDemo(
@@ -61,7 +62,7 @@ const demo = await seedDemo(
     clock: systemClock,
     resolveHost: systemResolver,
     callWorkflows: deferredCallWorkflows,
-    config: { jwtSecret },
+    config: { jwtSecret, secretsKey },
   },
   { knownKey: existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined },
 );
@@ -73,6 +74,7 @@ const childEnv = {
   DATABASE_URL: databaseUrl,
   TEMPORAL_ADDRESS: temporal.address,
   JWT_SECRET: jwtSecret,
+  SECRETS_KEY: secretsKey,
   PORT: String(apiPort),
   PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`,
   WORKER_HEALTH_PORT: String(workerHealthPort),

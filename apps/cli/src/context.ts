@@ -30,7 +30,12 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
       clock: systemClock,
       resolveHost: systemResolver,
       callWorkflows,
-      config: { jwtSecret: env.jwtSecret, webhookAllowedHosts: env.webhookAllowedHosts },
+      config: {
+        jwtSecret: env.jwtSecret,
+        secretsKey: env.secretsKey,
+        previousSecretsKeys: env.previousSecretsKeys,
+        webhookAllowedHosts: env.webhookAllowedHosts,
+      },
     });
   } finally {
     await temporal?.close();

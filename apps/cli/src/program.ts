@@ -7,6 +7,7 @@ import { registerDoNotCallCommands } from './commands/dnc';
 import { registerEmailCommands } from './commands/emails';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
+import { registerSecretCommands } from './commands/secrets';
 import { registerSeedCommands } from './commands/seed';
 import { registerTestContactCommands } from './commands/test-contacts';
 import { registerWebhookCommands } from './commands/webhooks';
@@ -23,6 +24,7 @@ export function createProgram(): Command {
   registerEmailCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);
+  registerSecretCommands(program);
   registerSeedCommands(program);
   registerTestContactCommands(program);
   registerWebhookCommands(program);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_SECRETS_KEY } from '@voice/core/testing';
 
 const BIN = fileURLToPath(new URL('../bin/voice.mjs', import.meta.url));
 
@@ -9,7 +10,7 @@ export function voiceCli(databaseUrl: string, extraEnv: Record<string, string> =
     new Promise((resolve) => {
       const env: NodeJS.ProcessEnv = { ...process.env };
       delete env.TEMPORAL_ADDRESS;
-      Object.assign(env, { DATABASE_URL: databaseUrl, ...extraEnv });
+      Object.assign(env, { DATABASE_URL: databaseUrl, SECRETS_KEY: TEST_SECRETS_KEY, ...extraEnv });
       const child = spawn(process.execPath, [BIN, ...args], { env });
       let stdout = '';
       let stderr = '';

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import type { CoreConfig } from './deps';
 
+/** A comma-separated setting, as its trimmed non-empty items. */
+function commaList() {
+  return z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
+}
+
 /** Settings the api and the worker share; each app's env.ts extends these and reads its environment. */
 export const ServiceEnv = z.object({
   DATABASE_URL: z.string().min(1, 'DATABASE_URL is required'),
@@ -10,16 +23,12 @@ export const ServiceEnv = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('voice-agent'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters'),
+  /** Seals webhook secrets and header values at rest. Keep it apart from JWT_SECRET and the database. */
+  SECRETS_KEY: z.string().min(32, 'SECRETS_KEY must be at least 32 characters'),
+  /** Comma-separated keys used before SECRETS_KEY, still accepted for reading (rotation). */
+  SECRETS_KEY_PREVIOUS: commaList(),
   /** Comma-separated hosts webhooks may use although not public (development and tests only). */
-  WEBHOOK_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((host) => host.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  WEBHOOK_ALLOWED_HOSTS: commaList().transform((hosts) => hosts.map((host) => host.toLowerCase())),
   /** Base URL clients reach the API at, for the links the service hands out (recordings, emails). */
   PUBLIC_URL: z.url().optional(),
   /** Delays in ms before each webhook retry, comma-separated; the schedule of docs/webhooks.md when unset. */
@@ -43,6 +52,8 @@ export const ServiceEnv = z.object({
 export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublicUrl: string): CoreConfig {
   return {
     jwtSecret: env.JWT_SECRET,
+    secretsKey: env.SECRETS_KEY,
+    previousSecretsKeys: env.SECRETS_KEY_PREVIOUS,
     webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
     publicUrl: env.PUBLIC_URL ?? defaultPublicUrl,
     webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,

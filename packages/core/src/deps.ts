@@ -10,6 +10,10 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface CoreConfig {
   /** HS256 secret for dashboard JWTs. */
   jwtSecret: string;
+  /** Key that seals webhook secrets and header values at rest (see secrets/secret-box.ts). */
+  secretsKey: string;
+  /** Keys sealed with before the current one, still accepted for opening (key rotation). */
+  previousSecretsKeys?: readonly string[];
   /**
    * Hosts (`name` or `name:port`) that webhook URLs may use although they are not public HTTPS
    * endpoints, e.g. a receiver on loopback. For local development and tests only.

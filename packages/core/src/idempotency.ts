@@ -18,9 +18,16 @@ export function requestHash(value: unknown): string {
 }
 
 /**
+ * Stores a request's response on its key. An operation calls it inside the transaction that commits its
+ * effect, so a request that dies after that commit (a crash before it answered) leaves a key that
+ * replays the effect it committed; the key is never taken over and the effect never repeated.
+ */
+export type RecordResponse<T> = (tx: Prisma.TransactionClient, body: T) => Promise<void>;
+
+/**
  * Runs `fn` at most once per (account, Idempotency-Key) within 24 hours. The same key with the same
  * request replays the first response; with a different request it is 422; while the first request is
- * still running it is 409. A failed request frees its key.
+ * still running it is 409. A failed request frees its key, unless it had recorded its response.
  */
 export async function withIdempotency<T>(
   { db, clock }: CoreDeps,
@@ -31,7 +38,7 @@ export async function withIdempotency<T>(
     request: unknown;
     status: number;
   },
-  fn: () => Promise<T>,
+  fn: (recordResponse?: RecordResponse<T>) => Promise<T>,
 ): Promise<IdempotentResponse<T>> {
   if (options.key === undefined) return { status: options.status, body: await fn(), replayed: false };
   if (options.key.length < 1 || options.key.length > 255) {
@@ -79,9 +86,9 @@ export async function withIdempotency<T>(
     }
     throw error;
   }
-  try {
-    const body = await fn();
-    await db.idempotencyKey.update({
+  let recorded = false;
+  const recordResponse: RecordResponse<T> = async (tx, body) => {
+    await tx.idempotencyKey.update({
       where,
       data: {
         state: 'completed',
@@ -89,6 +96,11 @@ export async function withIdempotency<T>(
         responseBody: body as Prisma.InputJsonValue,
       },
     });
+    recorded = true;
+  };
+  try {
+    const body = await fn(recordResponse);
+    if (!recorded) await recordResponse(db, body);
     return { status: options.status, body, replayed: false };
   } catch (error) {
     await db.idempotencyKey.deleteMany({

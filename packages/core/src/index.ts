@@ -24,6 +24,8 @@ export * from './agents';
 export * from './calls';
 export * from './idempotency';
 export * from './config';
+export * from './secrets/secret-box';
+export * from './secrets/reseal-secrets';
 export * from './webhooks/signing';
 export * from './webhooks/send';
 export * from './webhooks/deliveries';

@@ -5,6 +5,7 @@ import {
   OlderAgentListItem,
   OlderAgentView,
   createFlowAgent,
+  openWebhookSecrets,
 } from '@voice/core';
 import { fakeResolver } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,8 +238,17 @@ describe('agent shapes', () => {
     const stored = await api.deps.db.agentWebhook.findFirstOrThrow({
       where: { agentId: copy.json.agent_id as string, position: 0 },
     });
-    expect(stored.secret).toBe(SECRET);
-    expect(stored.headers).toEqual({ 'X-Api-Key': HEADER_VALUE });
+    // Stored sealed; the copy opens to the original values.
+    expect(stored.secret).not.toContain(SECRET);
+    expect(
+      openWebhookSecrets(api.deps.config, {
+        secret: stored.secret,
+        headers: stored.headers as Record<string, string>,
+      }),
+    ).toEqual({
+      secret: SECRET,
+      headers: { 'X-Api-Key': HEADER_VALUE },
+    });
   });
 });
 

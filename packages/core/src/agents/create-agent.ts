@@ -28,7 +28,7 @@ export async function createAgent(
       deployedAt: now,
       createdAt: now,
       updatedAt: now,
-      webhooks: { create: webhookRows(data.webhooks) },
+      webhooks: { create: webhookRows(deps.config, data.webhooks) },
     },
     include: agentInclude,
   });

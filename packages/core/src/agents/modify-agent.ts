@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
+import { openWebhookSecrets, type SecretsConfig } from '../secrets/secret-box';
 import {
   agentInclude,
   extractedVariables,
@@ -17,8 +18,8 @@ import { assertWebhooksAllowed, webhookRows } from './webhook-config';
 export const FLOW_AGENT_MODIFY_MESSAGE =
   'Only singlePrompt agents can be modified through the API; conversationalFlow agents are edited in the dashboard';
 
-/** The editable state of an agent, to tell whether a modify changes anything. */
-function editableState(row: AgentRow) {
+/** The editable state of an agent, to tell whether a modify changes anything (secrets compared opened). */
+function editableState(config: SecretsConfig, row: AgentRow) {
   return {
     name: row.name,
     prompt: row.prompt,
@@ -32,8 +33,7 @@ function editableState(row: AgentRow) {
     webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
       name,
       url,
-      secret,
-      headers,
+      ...openWebhookSecrets(config, { secret, headers: headers as Record<string, string> }),
       enabled,
     })),
   };
@@ -52,7 +52,7 @@ export async function modifyAgent(
   const voice = input.voice === undefined ? current.voice : await resolveVoice(deps.db, input.voice);
   if (input.webhooks) await assertWebhooksAllowed(deps, input.webhooks);
 
-  const before = editableState(current);
+  const before = editableState(deps.config, current);
   const after = {
     name: input.name ?? before.name,
     prompt: input.prompt ?? before.prompt,
@@ -67,11 +67,11 @@ export async function modifyAgent(
       : before.variablesExtracted,
     notificationEmails: input.notification_emails ?? before.notificationEmails,
     webhooks: input.webhooks
-      ? webhookRows(input.webhooks).map(({ name, url, secret, headers }) => ({
+      ? input.webhooks.map(({ name, url, secret, headers }) => ({
           name,
           url,
-          secret,
-          headers,
+          secret: secret ?? null,
+          headers: headers ?? {},
           enabled: true,
         }))
       : before.webhooks,
@@ -83,7 +83,7 @@ export async function modifyAgent(
     if (input.webhooks) {
       await tx.agentWebhook.deleteMany({ where: { agentId: current.id } });
       await tx.agentWebhook.createMany({
-        data: webhookRows(input.webhooks).map((row) => ({ ...row, agentId: current.id })),
+        data: webhookRows(deps.config, input.webhooks).map((row) => ({ ...row, agentId: current.id })),
       });
     }
     return tx.agent.update({

@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { checkPublicHost } from '../network/public-address';
+import { sealWebhookSecrets, type SecretsConfig } from '../secrets/secret-box';
 import type { WebhookInput } from './schemas';
 
 /**
@@ -48,13 +49,12 @@ export async function assertWebhooksAllowed(
   }
 }
 
-/** Rows to store for a webhook list, in order. */
-export function webhookRows(webhooks: readonly WebhookInput[]) {
+/** Rows to store for a webhook list, in order, with the secret and header values sealed. */
+export function webhookRows(config: SecretsConfig, webhooks: readonly WebhookInput[]) {
   return webhooks.map((webhook, position) => ({
     position,
     name: webhook.name,
     url: webhook.url,
-    secret: webhook.secret ?? null,
-    headers: webhook.headers ?? {},
+    ...sealWebhookSecrets(config, { secret: webhook.secret ?? null, headers: webhook.headers ?? {} }),
   }));
 }

@@ -5,7 +5,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
-import { withIdempotency } from '../idempotency';
+import { withIdempotency, type RecordResponse } from '../idempotency';
 import { concurrentCallLimit, countCallsInProgress, tooManyCalls } from './concurrent-calls';
 import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
@@ -28,7 +28,8 @@ export function mergedVariables(agent: AgentRow, given: Record<string, string>):
  * Places an outbound call. Everything is checked before anything is written; then the call row is
  * committed and its workflow started. Should the start fail (Temporal down, a crash in between), the
  * row waits with `workflow_started_at` unset and the worker's relay starts it, so a call row never
- * lacks its workflow for long and a workflow never lacks its row.
+ * lacks its workflow for long and a workflow never lacks its row. `recordResponse` (an Idempotency-Key's)
+ * commits with the row, so a retry after such a crash gets this call rather than placing another.
  */
 export async function dialCall(
   deps: CoreDeps,
@@ -37,6 +38,7 @@ export async function dialCall(
     campaignId = null,
     ...input
   }: { accountId: string; campaignId?: string | null } & DialCallData,
+  recordResponse?: RecordResponse<DialCallOutput>,
 ): Promise<DialCallOutput> {
   const { db, clock } = deps;
   const fromNumber = parseE164(input.from_number, 'from_number');
@@ -79,17 +81,7 @@ export async function dialCall(
     createdAt: now,
     events: { create: { status: 'initiated' as const, at: now } },
   };
-  if (limit === null) {
-    await db.call.create({ data: row });
-  } else {
-    await db.$transaction(async (tx) => {
-      const inProgress = await countCallsInProgress(tx, accountId);
-      if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
-      await tx.call.create({ data: row });
-    });
-  }
-  await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
-  return {
+  const output: DialCallOutput = {
     call_id: callId,
     call_status: 'initiated',
     call_type: 'phone_call',
@@ -98,6 +90,20 @@ export async function dialCall(
     to_number: toNumber,
     direction: 'outgoing',
   };
+  if (limit === null && !recordResponse) {
+    await db.call.create({ data: row });
+  } else {
+    await db.$transaction(async (tx) => {
+      if (limit !== null) {
+        const inProgress = await countCallsInProgress(tx, accountId);
+        if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
+      }
+      await tx.call.create({ data: row });
+      await recordResponse?.(tx, output);
+    });
+  }
+  await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
+  return output;
 }
 
 /** What starting a call's workflow needs, as selected from its row. */
@@ -169,6 +175,6 @@ export function dialCallIdempotently(
       request: options,
       status: 201,
     },
-    () => dialCall(deps, options),
+    (recordResponse) => dialCall(deps, options, recordResponse),
   );
 }

@@ -58,7 +58,7 @@ describe('public address rule', () => {
   it('lets only allow-listed hosts skip the rule (development and tests)', async () => {
     const deps = {
       resolveHost: fakeResolver(),
-      config: { jwtSecret: 'x', webhookAllowedHosts: ['127.0.0.1:8443'] },
+      config: { jwtSecret: 'x', secretsKey: 'x', webhookAllowedHosts: ['127.0.0.1:8443'] },
     };
     expect(await webhookUrlProblem(deps, 'http://127.0.0.1:8443/hook')).toBeNull();
     expect(await webhookUrlProblem(deps, 'https://127.0.0.1:9999/hook')).toMatch(/loopback/);

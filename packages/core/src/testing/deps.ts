@@ -7,6 +7,7 @@ import type { HostResolver } from '../network/resolver';
 import type { CreateAgentData } from '../agents/schemas';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
+export const TEST_SECRETS_KEY = 'test-secrets-key-that-seals-webhook-secrets';
 
 /** A clock tests can move. */
 export function manualClock(
@@ -47,7 +48,7 @@ export async function createTestDeps(
       db: database.db,
       clock,
       resolveHost: fakeResolver(),
-      config: { jwtSecret: TEST_JWT_SECRET },
+      config: { jwtSecret: TEST_JWT_SECRET, secretsKey: TEST_SECRETS_KEY },
       callWorkflows: deferredCallWorkflows,
       ...overrides,
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CoreDeps } from '../deps';
 import { callInclude, toFullCall } from '../calls/call-view';
 import { signedRecordingUrl } from '../calls/recordings';
+import { openWebhookSecrets } from '../secrets/secret-box';
 import { sendWebhook } from './send';
 import { signatureHeaders } from './signing';
 
@@ -186,12 +187,16 @@ export async function attemptDelivery(
 
   const startedAt = clock.now();
   const body = delivery.event.body;
+  const secrets = openWebhookSecrets(config, {
+    secret: delivery.secret,
+    headers: delivery.headers as Record<string, string>,
+  });
   const headers = {
     'content-type': 'application/json',
     'x-service-event': delivery.event.type,
-    ...(delivery.headers as Record<string, string>),
+    ...secrets.headers,
     ...signatureHeaders({
-      secret: delivery.secret,
+      secret: secrets.secret,
       id: delivery.event.id,
       timestamp: Math.floor(startedAt.getTime() / 1000),
       body,

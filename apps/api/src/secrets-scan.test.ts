@@ -1,0 +1,184 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { signWebhook } from '@voice/core';
+import { createTestDeps, TEST_JWT_SECRET, TEST_SECRETS_KEY } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { freePort } from '@voice/dev';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { http, seedAccount } from '../test/harness';
+
+// A planted webhook secret and header value, looked for everywhere the service writes.
+const SECRET = 'whsec_cGxhbnRlZC1zZWNyZXQtZm9yLXRoZS1zY2Fu';
+const HEADER_VALUE = 'planted-header-value-6c1f0e';
+const NEEDLES = [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE];
+
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const API_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const WORKER_MAIN = fileURLToPath(new URL('../../worker/src/main.ts', import.meta.url));
+
+interface Service {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** A service as a real process (tsx as a loader, so the process is the service), all its output kept. */
+function startService(main: string, env: Record<string, string>): Service {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, main], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Every string in a workflow history, payload bytes decoded as UTF-8. */
+function historyText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(historyText).join('\n');
+  if (value && typeof value === 'object') return Object.values(value).map(historyText).join('\n');
+  return String(value);
+}
+
+let database: TestDatabase;
+let api: Service;
+let worker: Service;
+let connection: Connection;
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    received.push({ headers: req.headers, body });
+    res.writeHead(200).end();
+  });
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  ({ database } = await createTestDeps());
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+});
+afterAll(async () => {
+  for (const service of [api, worker]) service?.child.kill('SIGKILL');
+  receiver.close();
+  await connection?.close();
+  await database?.drop();
+});
+
+describe('secrets hygiene', () => {
+  it('keeps a planted webhook secret and header value out of logs, responses, histories, metrics and the database', async () => {
+    const hookHost = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const taskQueue = `secrets-scan-${await freePort()}`;
+    const env = {
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      JWT_SECRET: TEST_JWT_SECRET,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      WEBHOOK_ALLOWED_HOSTS: hookHost,
+      LOG_LEVEL: 'trace',
+      SIMULATOR_DIAL_MS: '0',
+      SIMULATOR_RING_MS: '0',
+      SIMULATOR_TALK_MS: '10',
+    };
+    const apiPort = await freePort();
+    worker = startService(WORKER_MAIN, { ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+    api = startService(API_MAIN, { ...env, PORT: String(apiPort) });
+    const url = `http://127.0.0.1:${apiPort}`;
+    await until('the api', async () => ((await fetch(`${url}/healthz`)).ok ? true : undefined), 60_000);
+
+    const { deps } = await createTestDeps();
+    const seeded = await seedAccount({ ...deps, db: database.db }, 'Scan', ['+14155550181']);
+    const responses: string[] = [];
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await http(`${url}${path}`, { method, key: seeded.key, body });
+      responses.push(response.text);
+      expect(response.status, response.text).toBeLessThan(300);
+      return response.json;
+    };
+    const webhook = {
+      name: 'scan',
+      url: `http://${hookHost}/hook`,
+      secret: SECRET,
+      headers: { 'X-Tenant': HEADER_VALUE },
+    };
+    const agent = await call('POST', '/functions/v1/agent-create', {
+      name: 'Scanned',
+      prompt: 'Hi.',
+      voice: 'Steve',
+      webhooks: [webhook],
+    });
+    const agentId = String(agent.agent_id);
+    await call('PATCH', `/functions/v1/agent-modify/${agentId}`, { webhooks: [webhook], name: 'Scanned 2' });
+    await call('GET', `/functions/v1/agent-get/${agentId}`);
+    await call('GET', '/functions/v1/agent-list');
+    const dialed = await call('POST', '/functions/v1/call-dial', {
+      from_number: '+14155550181',
+      to_number: '+14155550009',
+      override_agent_id: agentId,
+    });
+    await until(
+      'the call_ended delivery',
+      async () =>
+        (await database.db.webhookDelivery.findFirst({ where: { status: 'delivered' } })) ?? undefined,
+      60_000,
+    );
+    await call('GET', `/functions/v1/call-get/${String(dialed.call_id)}`);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+
+    // The planted values did reach the receiver: the scan below looks for something that exists.
+    const request = received.at(-1)!;
+    expect(request.headers['x-tenant']).toBe(HEADER_VALUE);
+    const id = String(request.headers['webhook-id']);
+    const timestamp = Number(request.headers['webhook-timestamp']);
+    expect(request.headers['webhook-signature']).toBe(
+      signWebhook({ secret: SECRET, id, timestamp, body: request.body }),
+    );
+
+    const client = new Client({ connection });
+    const histories: string[] = [];
+    for await (const execution of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+      const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      histories.push(historyText(history));
+    }
+    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--no-owner', database.url], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+
+    const places = {
+      'api log': api.output(),
+      'worker log': worker.output(),
+      responses: responses.join('\n'),
+      'workflow histories': histories.join('\n'),
+      metrics,
+      'database dump': dump,
+    };
+    // Each place holds what it should (so an empty capture cannot pass), and none holds a planted value.
+    expect(places['api log']).toContain('/functions/v1/agent-create');
+    expect(places['worker log']).toContain('worker running');
+    expect(places['workflow histories']).toContain(String(dialed.call_id));
+    expect(histories.length).toBeGreaterThanOrEqual(2); // the call and its delivery
+    expect(places.metrics).toContain('http_request');
+    expect(places['database dump']).toContain('enc:v1:');
+    expect(places['database dump']).toContain(`http://${hookHost}/hook`);
+    for (const [place, text] of Object.entries(places))
+      for (const needle of NEEDLES) expect(text.includes(needle), `${place} contains ${needle}`).toBe(false);
+  });
+});

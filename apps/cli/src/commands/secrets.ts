@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { resealSecrets } from '@voice/core';
+import { withDeps } from '../context';
+import { printRecord } from '../output';
+
+export function registerSecretCommands(program: Command): void {
+  const secrets = program.command('secrets').description('Manage the encryption of stored secrets');
+  secrets
+    .command('reseal')
+    .description(
+      'Seal every stored webhook secret and header value with SECRETS_KEY: plaintext ones (stored before ' +
+        'encryption at rest) and ones sealed with a key in SECRETS_KEY_PREVIOUS',
+    )
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) =>
+      withDeps(async (deps) => {
+        const counts = await resealSecrets(deps);
+        printRecord({ webhooks_resealed: counts.webhooks, deliveries_resealed: counts.deliveries }, options);
+      }),
+    );
+}
