@@ -1,9 +1,10 @@
-// `pnpm bench [dial|call-list|webhooks|campaign]`: runs the named benchmark, or all of them. Not part of the test suite.
+// `pnpm bench [dial|call-list|webhooks|campaign|load]`: runs the named benchmark, or all of them. Not part of the test suite.
 const benches = {
   dial: './dial',
   'call-list': './call-list',
   webhooks: './webhooks',
   campaign: './campaign',
+  load: './load',
 } as const;
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
 for (const name of names) {

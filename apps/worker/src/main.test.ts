@@ -1,7 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '@voice/dev';
 import { Client, Connection } from '@temporalio/client';
 import {
@@ -13,83 +10,43 @@ import {
   dialCall,
   getCall,
 } from '@voice/core';
-import { createTestDeps, testAgentInput } from '@voice/core/testing';
+import { createTestDeps, testAgentInput, TEST_SECRETS_KEY } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import { killStartedProcesses, startWorkerProcess, waitForHealth } from '../test/processes';
 import { createCallWorkflowStarter } from './starters';
 import { workflowIds } from './contracts';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-// The worker runs in this one process (tsx as a loader, not its CLI, which would put the worker in a
-// child process): a SIGKILL must kill the worker itself, not leave it running as an orphan.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
 });
 afterAll(() => database.drop());
-
-async function waitForHealth(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return { status: response.status, body: await response.json() };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} never became healthy`);
-}
+// Whatever a failed test left running.
+afterAll(killStartedProcesses);
 
 describe('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
     const healthPort = await freePort();
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TEMPORAL_TASK_QUEUE: `process-test-${healthPort}`,
-        JWT_SECRET: 'x'.repeat(32),
-        WORKER_HEALTH_PORT: String(healthPort),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const worker = startWorkerProcess({
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `process-test-${healthPort}`,
+      JWT_SECRET: 'x'.repeat(32),
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      WORKER_HEALTH_PORT: String(healthPort),
+      LOG_LEVEL: 'info',
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-
     try {
-      const health = await waitForHealth(`http://127.0.0.1:${healthPort}/healthz`, 60_000);
+      const health = await waitForHealth(`http://127.0.0.1:${healthPort}/healthz`, 60_000, worker);
       expect(health.body).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
     } finally {
-      child.kill('SIGTERM');
+      worker.child.kill('SIGTERM');
     }
-    expect(await exited, output).toBe(0);
-    expect(output).toContain('worker stopped');
+    expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toContain('worker stopped');
   });
 });
-
-function startWorkerProcess(env: Record<string, string>): {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-} {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
 
 describe('a worker process killed mid-call', () => {
   it('leaves the call to the next worker, which completes it with a consistent row', async () => {
@@ -102,6 +59,7 @@ describe('a worker process killed mid-call', () => {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_SECRET: 'x'.repeat(32),
+      SECRETS_KEY: TEST_SECRETS_KEY,
       SIMULATOR_DIAL_MS: '50',
       SIMULATOR_RING_MS: '100',
       SIMULATOR_TALK_MS: '4000',
@@ -176,6 +134,7 @@ describe('a worker process killed between two webhook attempts', () => {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_SECRET: 'x'.repeat(32),
+      SECRETS_KEY: TEST_SECRETS_KEY,
       SIMULATOR_DIAL_MS: '0',
       SIMULATOR_RING_MS: '0',
       SIMULATOR_TALK_MS: '10',
@@ -272,6 +231,7 @@ describe('a worker process killed mid-campaign', () => {
         TEMPORAL_ADDRESS: address,
         TEMPORAL_TASK_QUEUE: taskQueue,
         JWT_SECRET: 'x'.repeat(32),
+        SECRETS_KEY: TEST_SECRETS_KEY,
         SIMULATOR_DIAL_MS: '0',
         SIMULATOR_RING_MS: '0',
         SIMULATOR_TALK_MS: '300',

@@ -29,6 +29,9 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
       await once(
         client.workflow.start<typeof callWorkflow>('callWorkflow', {
           workflowId: workflowIds.call(callId),
+          // A call runs once, ever: a late start (the relay after a lost `workflow_started_at`) of a
+          // call whose workflow already closed must not start a second run.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
           taskQueue,
           args: [{ callId }],
           typedSearchAttributes: [

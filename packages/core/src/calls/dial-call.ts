@@ -138,8 +138,12 @@ export async function startCallWorkflows(
       }
     }),
   );
+  // The calls are placed whether or not this mark is stored: failing here would answer a dial with an
+  // error for a call in progress. An unstored mark is the relay's to set; its start is then a no-op.
   if (started.length > 0)
-    await db.call.updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: clock.now() } });
+    await db.call
+      .updateMany({ where: { id: { in: started } }, data: { workflowStartedAt: clock.now() } })
+      .catch(() => undefined);
   return started.length;
 }
 
@@ -166,7 +170,7 @@ export function dialCallIdempotently(
   deps: CoreDeps,
   { idempotencyKey, ...options }: { accountId: string; idempotencyKey?: string } & DialCallData,
 ) {
-  return withIdempotency(
+  return withIdempotency<DialCallOutput>(
     deps,
     {
       accountId: options.accountId,

@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from '@voice/dev';
+import { waitFor } from './wait';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const APPS = {
+  api: { cwd: `${REPO_ROOT}apps/api`, main: `${REPO_ROOT}apps/api/src/main.ts` },
+  worker: { cwd: `${REPO_ROOT}apps/worker`, main: `${REPO_ROOT}apps/worker/src/main.ts` },
+};
+// tsx as a loader keeps the service in this one child process (its CLI would add a second one), so a
+// SIGKILL kills the service itself rather than a wrapper that leaves it running.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const OUTPUT_LINES_KEPT = 300;
+
+export const JWT_SECRET = 'fault-tests-jwt-secret-long-enough-for-hs256';
+export const SECRETS_KEY = 's'.repeat(32);
+
+/** Environment both services share: short simulated calls and no rate limits, so load is all load. */
+export function serviceEnv(settings: {
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  webhookAllowedHosts?: string;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: settings.databaseUrl,
+    TEMPORAL_ADDRESS: settings.temporalAddress,
+    TEMPORAL_TASK_QUEUE: settings.taskQueue,
+    JWT_SECRET,
+    SECRETS_KEY,
+    WEBHOOK_ALLOWED_HOSTS: settings.webhookAllowedHosts ?? '',
+    RATE_LIMIT_KEY_PER_MINUTE: '0',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+    RATE_LIMIT_DIALS_PER_MINUTE: '0',
+    ACCOUNT_MAX_CONCURRENT_CALLS: '0',
+    SIMULATOR_DIAL_MS: '0',
+    SIMULATOR_RING_MS: '50',
+    SIMULATOR_TALK_MS: '200',
+    LOG_LEVEL: 'info',
+  };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** The last lines the process wrote (stdout and stderr), for failure messages. */
+  output(): string;
+  /** Lines the service logged at error level or above. */
+  errorLogs(): string[];
+  running(): boolean;
+  readonly exited: Promise<Exit>;
+  /** SIGKILL, and wait for the exit. */
+  kill(): Promise<Exit>;
+  /** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+  stop(graceMs?: number): Promise<Exit>;
+}
+
+function spawnService(
+  app: keyof typeof APPS,
+  name: string,
+  env: Record<string, string>,
+  onLine: (line: string) => void = () => {},
+): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, APPS[app].main], {
+    cwd: APPS[app].cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const errorLogs: string[] = [];
+  const record = (line: string) => {
+    lines.push(line);
+    if (lines.length > OUTPUT_LINES_KEPT) lines.shift();
+    if (/^\{"level":(5|6)\d,/.test(line)) errorLogs.push(line);
+    onLine(line);
+  };
+  createInterface({ input: child.stdout }).on('line', record);
+  createInterface({ input: child.stderr }).on('line', record);
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    name,
+    pid: child.pid ?? -1,
+    output: () => lines.join('\n'),
+    errorLogs: () => [...errorLogs],
+    running,
+    exited,
+    async kill() {
+      if (running()) child.kill('SIGKILL');
+      return exited;
+    },
+    async stop(graceMs = 10_000) {
+      if (!running()) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Fails with the process's output if it exits before `ready` settles. */
+async function untilReady<T>(service: ServiceProcess, ready: Promise<T>): Promise<T> {
+  const died = service.exited.then((exit) => {
+    throw new Error(`${service.name} exited (${JSON.stringify(exit)}) while starting:\n${service.output()}`);
+  });
+  try {
+    return await Promise.race([ready, died]);
+  } catch (error) {
+    await service.kill();
+    throw error;
+  }
+}
+
+export interface ApiProcess extends ServiceProcess {
+  url: string;
+}
+
+/** The api as a real process on a free port; resolves once it announced its URL. */
+export async function startApi(name: string, env: Record<string, string>): Promise<ApiProcess> {
+  let announce: (url: string) => void = () => {};
+  const announced = new Promise<string>((resolve) => (announce = resolve));
+  const service = spawnService('api', name, { ...env, HOST: '127.0.0.1', PORT: '0' }, (line) => {
+    if (!line.includes('api listening')) return;
+    const { url } = JSON.parse(line) as { url: string };
+    announce(url);
+  });
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${name} did not announce its URL within 60 s`)), 60_000).unref(),
+  );
+  const url = await untilReady(service, Promise.race([announced, timeout]));
+  return Object.assign(service, { url });
+}
+
+export interface WorkerProcess extends ServiceProcess {
+  healthUrl: string;
+}
+
+/** The worker as a real process; resolves once its /healthz answers 200. */
+export async function startWorker(name: string, env: Record<string, string>): Promise<WorkerProcess> {
+  const port = await freePort();
+  const healthUrl = `http://127.0.0.1:${port}/healthz`;
+  const service = spawnService('worker', name, {
+    ...env,
+    WORKER_HEALTH_HOST: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(port),
+  });
+  await untilReady(
+    service,
+    waitFor(`${name} to answer ${healthUrl} with 200`, 60_000, async () => {
+      const response = await fetch(healthUrl).catch(() => null);
+      return response?.status === 200;
+    }),
+  );
+  return Object.assign(service, { healthUrl });
+}
+
+/** Stops every process given, whatever state it is in; never throws. */
+export async function stopAll(services: readonly (ServiceProcess | undefined)[]): Promise<void> {
+  await Promise.all(services.map((service) => service?.stop(5_000).catch(() => undefined)));
+}

@@ -1,0 +1,59 @@
+import { Client, Connection } from '@temporalio/client';
+import {
+  addPhoneNumber,
+  createAccount,
+  deferredCallWorkflows,
+  systemClock,
+  systemResolver,
+  type CoreDeps,
+} from '@voice/core';
+import type { CallStatus, Db } from '@voice/db';
+import { JWT_SECRET, SECRETS_KEY } from './processes';
+
+/** Core dependencies for seeding and inspecting the database the services run on (no workflows from here). */
+export function inspectorDeps(db: Db): CoreDeps {
+  return {
+    db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
+    callWorkflows: deferredCallWorkflows,
+  };
+}
+
+/** An account with an API key, an agent and the given numbers, the first assigned to the agent. */
+export async function seedAccount(deps: CoreDeps, name: string, numbers: string[]) {
+  const { account, key } = await createAccount(deps, { name });
+  const agent = await deps.db.agent.create({
+    data: { accountId: account.id, name: `${name} agent`, voiceId: 'he-ori', prompt: 'Be helpful.' },
+  });
+  for (const [index, phone_number] of numbers.entries()) {
+    await addPhoneNumber(deps, { accountId: account.id, phone_number });
+    if (index === 0)
+      await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
+  }
+  return { account, key, agent };
+}
+
+export const TERMINAL_STATUSES: CallStatus[] = [
+  'ended',
+  'busy',
+  'no_answer',
+  'error',
+  'user_hangup',
+  'agent_hangup',
+];
+
+/** A Temporal client of the test itself, to look at what the services started. */
+export async function temporalClient(address: string): Promise<{ client: Client; close(): Promise<void> }> {
+  const connection = await Connection.connect({ address });
+  return { client: new Client({ connection }), close: () => connection.close() };
+}
+
+/** Every execution (each run, open or closed) on a task queue, as workflow ids; one entry per run. */
+export async function workflowRunsOn(client: Client, taskQueue: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` }))
+    ids.push(execution.workflowId);
+  return ids.sort();
+}

@@ -1,0 +1,29 @@
+/**
+ * Polls `check` until it returns something other than false, null or undefined, and returns that.
+ * Every wait in these suites is bounded: on timeout the error names what was awaited, the last error
+ * the check threw and whatever `detail` adds (typically the processes' output).
+ */
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | false | null | undefined>,
+  { intervalMs = 100, detail }: { intervalMs?: number; detail?: () => string } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== false && value !== null && value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() >= deadline) {
+      const cause = lastError === undefined ? '' : `\nlast error: ${String(lastError)}`;
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${cause}${detail ? `\n${detail()}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
