@@ -58,6 +58,8 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
     requestIdHeader: false,
   });
   app.decorateRequest('auth', null);
+  // JSON only: without this, text/plain bodies would reach tRPC, which answers them in a shape of its own.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors';
 import { parseE164, prettyPhoneNumber } from './phone';
-import { parseConfig, parseInput } from './validation';
+import { assertSafeInput, MAX_INPUT_DEPTH, parseConfig, parseInput } from './validation';
 
 const Webhooks = z.object({
   webhooks: z.array(
@@ -43,6 +43,29 @@ describe('parseInput', () => {
 
   it('ignores unknown fields', () => {
     expect(parseInput(Webhooks, { webhooks: [], extra: 1 })).toEqual({ webhooks: [] });
+  });
+});
+
+describe('assertSafeInput', () => {
+  it('names the field holding text Postgres cannot store', () => {
+    expect(messageOf(() => assertSafeInput({ metadata: { tags: ['ok', 'a\u0000b'] } }))).toBe(
+      'metadata.tags[1]: must not contain a NUL character or an unpaired surrogate',
+    );
+    expect(messageOf(() => assertSafeInput({ vars: { 'x\udbffy': '' } }))).toBe(
+      'vars: a key must not contain a NUL character or an unpaired surrogate',
+    );
+    expect(() => assertSafeInput({ name: 'emoji 🔑, RTL \u202e, combining e\u0301' })).not.toThrow();
+  });
+
+  it('refuses hostile depth without overflowing the stack', () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    expect(messageOf(() => assertSafeInput({ metadata: deep }))).toMatch(
+      new RegExp(`^metadata(\\[0\\])+: nested deeper than ${MAX_INPUT_DEPTH} levels$`),
+    );
+    let fine: unknown = 'leaf';
+    for (let level = 1; level < MAX_INPUT_DEPTH; level += 1) fine = { a: fine };
+    expect(() => assertSafeInput(fine)).not.toThrow();
   });
 });
 

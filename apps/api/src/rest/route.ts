@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { authenticate, enforceRateLimit, parseInput, type AuthContext, type CoreDeps } from '@voice/core';
+import {
+  assertSafeInput,
+  authenticate,
+  enforceRateLimit,
+  parseInput,
+  type AuthContext,
+  type CoreDeps,
+} from '@voice/core';
 import type { ErrorShape } from '../http/errors';
 
 declare module 'fastify' {
@@ -84,6 +91,9 @@ export function registerRestRoutes(
         );
       },
       handler: async (request, reply) => {
+        assertSafeInput(request.params, 'path');
+        assertSafeInput(request.query, 'query');
+        assertSafeInput(request.body);
         const input = {
           params: route.params ? parseInput(route.params, request.params) : undefined,
           query: route.query ? parseInput(route.query, request.query) : undefined,

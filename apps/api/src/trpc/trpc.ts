@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import {
+  assertSafeInput,
   authenticate,
   describeIssues,
   enforceRateLimit,
@@ -61,9 +62,10 @@ async function rateLimit(ctx: TrpcContext, auth: AuthContext, operation: RateLim
 }
 
 /** Requires an API key or dashboard JWT, within the request rate limits; adds the account to the context. */
-export const accountProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const accountProcedure = publicProcedure.use(async ({ ctx, next, getRawInput }) => {
   const auth = await authenticate(ctx.deps, ctx.authorization);
   await rateLimit(ctx, auth, { request: true, dial: false });
+  assertSafeInput(await getRawInput(), 'input');
   return next({ ctx: { auth, accountId: auth.accountId } });
 });
 
