@@ -26,6 +26,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 export const MAX_INPUT_DEPTH = 32;
 
 /** What Postgres text and jsonb cannot hold: the NUL character and unpaired UTF-16 surrogates. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 const INVALID_TEXT = 'must not contain a NUL character or an unpaired surrogate';
 
