@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Connection } from '@temporalio/client';
-import { addPhoneNumber, createAccount, type CoreDeps } from '@voice/core';
-import { createTestDeps } from '@voice/core/testing';
+import type { CoreDeps } from '@voice/core';
+import { createTestDeps, seedAccount } from '@voice/core/testing';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { createServer, type Server } from '../src/server';
@@ -54,19 +54,7 @@ export async function startTestApi(
   };
 }
 
-/** An account with an API key, an agent and the given numbers (the first assigned to the agent). */
-export async function seedAccount(deps: CoreDeps, name: string, numbers: string[]) {
-  const { account, key } = await createAccount(deps, { name });
-  const agent = await deps.db.agent.create({
-    data: { accountId: account.id, name: `${name} agent`, voiceId: 'he-ori', prompt: 'Be helpful.' },
-  });
-  for (const [index, phone_number] of numbers.entries()) {
-    await addPhoneNumber(deps, { accountId: account.id, phone_number });
-    if (index === 0)
-      await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
-  }
-  return { account, key, agent };
-}
+export { seedAccount };
 
 export async function http(
   url: string,

@@ -5,6 +5,8 @@ import { checkCall, placeCall, type CallProgress } from '../calls/progress-call'
 import { deferredCallWorkflows, type Clock, type CoreDeps } from '../deps';
 import type { HostResolver } from '../network/resolver';
 import type { CreateAgentData } from '../agents/schemas';
+import { createAccount } from '../accounts/create-account';
+import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 export const TEST_SECRETS_KEY = 'test-secrets-key-that-seals-webhook-secrets';
@@ -95,4 +97,18 @@ export function testAgentInput(
     webhooks: [],
     ...overrides,
   };
+}
+
+/** An account with an API key, an agent and the given numbers (the first assigned to the agent). */
+export async function seedAccount(deps: CoreDeps, name: string, numbers: string[]) {
+  const { account, key } = await createAccount(deps, { name });
+  const agent = await deps.db.agent.create({
+    data: { accountId: account.id, name: `${name} agent`, voiceId: 'he-ori', prompt: 'Be helpful.' },
+  });
+  for (const [index, phone_number] of numbers.entries()) {
+    await addPhoneNumber(deps, { accountId: account.id, phone_number });
+    if (index === 0)
+      await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
+  }
+  return { account, key, agent };
 }

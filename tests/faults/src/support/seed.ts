@@ -1,12 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import {
-  addPhoneNumber,
-  createAccount,
-  deferredCallWorkflows,
-  systemClock,
-  systemResolver,
-  type CoreDeps,
-} from '@voice/core';
+import { deferredCallWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { CallStatus, Db } from '@voice/db';
 import { JWT_SECRET, SECRETS_KEY } from './processes';
 
@@ -21,19 +14,7 @@ export function inspectorDeps(db: Db): CoreDeps {
   };
 }
 
-/** An account with an API key, an agent and the given numbers, the first assigned to the agent. */
-export async function seedAccount(deps: CoreDeps, name: string, numbers: string[]) {
-  const { account, key } = await createAccount(deps, { name });
-  const agent = await deps.db.agent.create({
-    data: { accountId: account.id, name: `${name} agent`, voiceId: 'he-ori', prompt: 'Be helpful.' },
-  });
-  for (const [index, phone_number] of numbers.entries()) {
-    await addPhoneNumber(deps, { accountId: account.id, phone_number });
-    if (index === 0)
-      await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
-  }
-  return { account, key, agent };
-}
+export { seedAccount } from '@voice/core/testing';
 
 export const TERMINAL_STATUSES: CallStatus[] = [
   'ended',
