@@ -1,13 +1,17 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { signWebhook } from '@voice/core';
-import { createTestDeps, TEST_JWT_SECRET, TEST_SECRETS_KEY } from '@voice/core/testing';
+import {
+  createTestDeps,
+  startWebhookReceiver,
+  TEST_JWT_SECRET,
+  TEST_SECRETS_KEY,
+  type WebhookReceiver,
+} from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
-import { freePort } from '@voice/dev';
+import { freePort, spawnTypeScript } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { http, seedAccount } from '../test/harness';
 
@@ -16,7 +20,6 @@ const SECRET = 'whsec_cGxhbnRlZC1zZWNyZXQtZm9yLXRoZS1zY2Fu';
 const HEADER_VALUE = 'planted-header-value-6c1f0e';
 const NEEDLES = [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE];
 
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const API_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const WORKER_MAIN = fileURLToPath(new URL('../../worker/src/main.ts', import.meta.url));
 
@@ -25,15 +28,12 @@ interface Service {
   output: () => string;
 }
 
-/** A service as a real process (tsx as a loader, so the process is the service), all its output kept. */
+/** A service as a real process, all its output kept. */
 function startService(main: string, env: Record<string, string>): Service {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, main], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTypeScript(main, env);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   return { child, output: () => output };
 }
 
@@ -60,31 +60,23 @@ let database: TestDatabase;
 let api: Service;
 let worker: Service;
 let connection: Connection;
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  let body = '';
-  req.on('data', (chunk) => (body += chunk));
-  req.on('end', () => {
-    received.push({ headers: req.headers, body });
-    res.writeHead(200).end();
-  });
-});
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiver = await startWebhookReceiver();
   ({ database } = await createTestDeps());
   connection = await Connection.connect({ address: inject('temporalAddress') });
 });
 afterAll(async () => {
   for (const service of [api, worker]) service?.child.kill('SIGKILL');
-  receiver.close();
+  receiver?.close();
   await connection?.close();
   await database?.drop();
 });
 
 describe('secrets hygiene', () => {
   it('keeps a planted webhook secret and header value out of logs, responses, histories, metrics and the database', async () => {
-    const hookHost = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const hookHost = receiver.host;
     const taskQueue = `secrets-scan-${await freePort()}`;
     const env = {
       DATABASE_URL: database.url,
@@ -144,7 +136,7 @@ describe('secrets hygiene', () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
 
     // The planted values did reach the receiver: the scan below looks for something that exists.
-    const request = received.at(-1)!;
+    const request = receiver.received.at(-1)!;
     expect(request.headers['x-tenant']).toBe(HEADER_VALUE);
     const id = String(request.headers['webhook-id']);
     const timestamp = Number(request.headers['webhook-timestamp']);

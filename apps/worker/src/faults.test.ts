@@ -12,6 +12,7 @@ import {
   CreateCampaignInput,
   getCampaign,
   signWebhook,
+  TERMINAL_STATUSES,
   type CoreDeps,
 } from '@voice/core';
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
@@ -41,7 +42,7 @@ const WEBHOOK_SECRET = `whsec_${Buffer.from('faults-test-webhook-signing-key').t
 const TENANT = 'tenant-faults-7c1e';
 const MAX_ATTEMPTS = 3;
 const RETRY_ON = ['busy', 'no_answer'] as const;
-const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'];
+const TERMINAL: readonly string[] = TERMINAL_STATUSES;
 const IN_PROGRESS = ['initiated', 'ringing', 'ongoing'] as const;
 
 // A safety net: each suite stops its own processes, this catches whatever a failure left running.
@@ -57,6 +58,44 @@ function contacts(count: number) {
     const suffix = i % 10 === 0 ? '0001' : i % 10 === 5 ? '0003' : String(4000 + i);
     return { to_number: `+1415${600 + i}${suffix}` };
   });
+}
+
+/** The worker's settings in both suites: short simulated calls, warnings and errors only. */
+function workerEnv(settings: Record<string, string>): Record<string, string> {
+  return {
+    JWT_SECRET: 'x'.repeat(32),
+    SECRETS_KEY,
+    SIMULATOR_DIAL_MS: '100',
+    SIMULATOR_RING_MS: '300',
+    SIMULATOR_TALK_MS: '800',
+    LOG_LEVEL: 'warn',
+    ...settings,
+  };
+}
+
+/** The campaign both suites run: 8 calls at a time, busy and no-answer retried up to MAX_ATTEMPTS. */
+async function createTestCampaign(
+  deps: CoreDeps,
+  {
+    accountId,
+    agentId,
+    name,
+    from,
+    count,
+  }: { accountId: string; agentId: string; name: string; from: string; count: number },
+) {
+  const { body } = await createCampaign(deps, {
+    accountId,
+    ...CreateCampaignInput.parse({
+      name,
+      agent_id: agentId,
+      from_numbers: [from],
+      max_concurrent_calls: 8,
+      retry_policy: { retry_on: [...RETRY_ON], max_attempts: MAX_ATTEMPTS, delay_seconds: 1 },
+      contacts: contacts(count),
+    }),
+  });
+  return body;
 }
 
 const tail = (text: string) => text.slice(-4_000);
@@ -248,31 +287,21 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
       };
       const from = '+14155550180';
       const { accountId, agentId } = await setUpAccount(deps, 'Kill nine', from, receiver.host);
-      const env = {
+      const env = workerEnv({
         DATABASE_URL: database.url,
         TEMPORAL_ADDRESS: address,
         TEMPORAL_TASK_QUEUE: taskQueue,
-        JWT_SECRET: 'x'.repeat(32),
-        SECRETS_KEY,
-        SIMULATOR_DIAL_MS: '100',
-        SIMULATOR_RING_MS: '300',
-        SIMULATOR_TALK_MS: '800',
         WEBHOOK_ALLOWED_HOSTS: receiver.host,
         WEBHOOK_RETRY_SCHEDULE_MS: '300,600,1200,2400',
-        LOG_LEVEL: 'warn',
-      };
+      });
 
       const first = await startWorker(env);
-      const { body: campaign } = await createCampaign(deps, {
+      const campaign = await createTestCampaign(deps, {
         accountId,
-        ...CreateCampaignInput.parse({
-          name: 'Kill nine',
-          agent_id: agentId,
-          from_numbers: [from],
-          max_concurrent_calls: 8,
-          retry_policy: { retry_on: [...RETRY_ON], max_attempts: MAX_ATTEMPTS, delay_seconds: 1 },
-          contacts: contacts(CONTACTS),
-        }),
+        agentId,
+        name: 'Kill nine',
+        from,
+        count: CONTACTS,
       });
       expect(campaign.counts.total).toBe(CONTACTS);
       const campaignId = campaign.campaign_id;
@@ -439,32 +468,24 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       };
       const from = '+14155550181';
       const { accountId, agentId } = await setUpAccount(deps, 'Server restart', from);
-      const worker = await startWorker({
-        DATABASE_URL: database.url,
-        TEMPORAL_ADDRESS: server.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        JWT_SECRET: 'x'.repeat(32),
-        SECRETS_KEY,
-        SIMULATOR_DIAL_MS: '100',
-        SIMULATOR_RING_MS: '300',
-        SIMULATOR_TALK_MS: '800',
-        LOG_LEVEL: 'warn',
-      });
+      const worker = await startWorker(
+        workerEnv({
+          DATABASE_URL: database.url,
+          TEMPORAL_ADDRESS: server.address,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+        }),
+      );
       let workerExit: string | null = null;
       void worker.exited.then(
         (code) => (workerExit = `exit code ${code}, signal ${worker.child.signalCode}`),
       );
 
-      const { body: campaign } = await createCampaign(deps, {
+      const campaign = await createTestCampaign(deps, {
         accountId,
-        ...CreateCampaignInput.parse({
-          name: 'Server restart',
-          agent_id: agentId,
-          from_numbers: [from],
-          max_concurrent_calls: 8,
-          retry_policy: { retry_on: [...RETRY_ON], max_attempts: MAX_ATTEMPTS, delay_seconds: 1 },
-          contacts: contacts(CONTACTS),
-        }),
+        agentId,
+        name: 'Server restart',
+        from,
+        count: CONTACTS,
       });
       const campaignId = campaign.campaign_id;
 

@@ -1,14 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEV_SERVER_SETTINGS, SEARCH_ATTRIBUTES, resolveTemporalCli, waitUntilServing } from '@voice/dev';
+import { fileURLToPath } from 'node:url';
+import {
+  DEV_SERVER_SETTINGS,
+  SEARCH_ATTRIBUTES,
+  resolveTemporalCli,
+  spawnTypeScript,
+  waitUntilServing,
+} from '@voice/dev';
 
 /** Real processes for fault tests: worker processes, a dev server of a test's own, bounded waits. */
 
 const WORKER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-// The worker runs in this one process (tsx as a loader, not its CLI, which would put the worker in a
-// child process): a SIGKILL must kill the worker itself, not leave it running as an orphan.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -51,12 +53,7 @@ export async function killStartedProcesses(): Promise<void> {
 
 /** The worker's own entry point (src/main.ts) as a process, with this process's environment plus `env`. */
 export function startWorkerProcess(env: Record<string, string>): RunningProcess {
-  return track(
-    spawn(process.execPath, ['--import', TSX_LOADER, WORKER_MAIN], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
+  return track(spawnTypeScript(WORKER_MAIN, env));
 }
 
 /** Polls `url` until it answers 2xx; fails at once, with its output, should `process` exit first. */

@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import type { CoreConfig } from './deps';
 
-/** A comma-separated setting, as its trimmed non-empty items. */
-function commaList() {
-  return z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    );
+/** The trimmed, non-empty items of a comma-separated setting. */
+export function commaSeparated(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
+
+const commaList = () => z.string().default('').transform(commaSeparated);
 
 /** Settings the api and the worker share; each app's env.ts extends these and reads its environment. */
 export const ServiceEnv = z.object({

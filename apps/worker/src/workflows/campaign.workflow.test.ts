@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import {
@@ -21,7 +20,7 @@ import {
   type Carrier,
   type CoreDeps,
 } from '@voice/core';
-import { testAgentInput } from '@voice/core/testing';
+import { startWebhookReceiver, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
 import { workflowIds } from '../contracts';
@@ -269,17 +268,8 @@ describe('campaign workflow on a real dev server and worker', () => {
 
 describe('campaign events', () => {
   it('sends campaign_started and campaign_completed to the agent’s webhooks, signed', async () => {
-    const bodies: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
-    const receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        bodies.push({ headers: req.headers, body });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const host = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const receiver = await startWebhookReceiver(204);
+    const { host, received: bodies } = receiver;
     const secret = 'whsec_Y2FtcGFpZ24tZXZlbnRzLXNlY3JldA==';
     const saved = base.config;
     base = {

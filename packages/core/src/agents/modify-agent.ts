@@ -18,8 +18,12 @@ import { assertWebhooksAllowed, webhookRows } from './webhook-config';
 export const FLOW_AGENT_MODIFY_MESSAGE =
   'Only singlePrompt agents can be modified through the API; conversationalFlow agents are edited in the dashboard';
 
-/** The editable state of an agent, to tell whether a modify changes anything (secrets compared opened). */
-function editableState(config: SecretsConfig, row: AgentRow) {
+/**
+ * The editable state of an agent, to tell whether a modify changes anything. Webhook secrets are
+ * compared opened, and opened only when the modify sends webhooks (`config` given): other changes
+ * never need the keys.
+ */
+function editableState(row: AgentRow, config: SecretsConfig | null) {
   return {
     name: row.name,
     prompt: row.prompt,
@@ -33,7 +37,9 @@ function editableState(config: SecretsConfig, row: AgentRow) {
     webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
       name,
       url,
-      ...openWebhookSecrets(config, { secret, headers: headers as Record<string, string> }),
+      ...(config
+        ? openWebhookSecrets(config, { secret, headers: headers as Record<string, string> })
+        : { secret, headers }),
       enabled,
     })),
   };
@@ -52,7 +58,7 @@ export async function modifyAgent(
   const voice = input.voice === undefined ? current.voice : await resolveVoice(deps.db, input.voice);
   if (input.webhooks) await assertWebhooksAllowed(deps, input.webhooks);
 
-  const before = editableState(deps.config, current);
+  const before = editableState(current, input.webhooks ? deps.config : null);
   const after = {
     name: input.name ?? before.name,
     prompt: input.prompt ?? before.prompt,

@@ -1,4 +1,3 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@voice/db/testing';
 import { createAgent } from '../agents/create-agent';
@@ -9,7 +8,14 @@ import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 import { dialCall } from '../calls/dial-call';
 import { handleCallEnded } from '../calls/progress-call';
 import type { CoreDeps } from '../deps';
-import { createTestDeps, runCallToEnd, testAgentInput, TEST_SECRETS_KEY } from '../testing/deps';
+import {
+  createTestDeps,
+  runCallToEnd,
+  startWebhookReceiver,
+  testAgentInput,
+  TEST_SECRETS_KEY,
+  type WebhookReceiver,
+} from '../testing/deps';
 import { attemptDelivery } from '../webhooks/deliveries';
 import { signWebhook } from '../webhooks/signing';
 import { resealSecrets } from './reseal-secrets';
@@ -56,23 +62,14 @@ describe('webhook secrets at rest', () => {
   let deps: CoreDeps;
   let database: TestDatabase;
   let accountId: string;
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
+  let receiver: WebhookReceiver;
   let hookUrl: string;
 
   beforeAll(async () => {
     ({ deps, database } = await createTestDeps());
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const host = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
-    deps.config.webhookAllowedHosts = [host];
-    hookUrl = `http://${host}/hook`;
+    receiver = await startWebhookReceiver();
+    deps.config.webhookAllowedHosts = [receiver.host];
+    hookUrl = `http://${receiver.host}/hook`;
     accountId = (await createAccount(deps, { name: 'Sealed' })).account.id;
   });
   afterAll(async () => {
@@ -117,7 +114,7 @@ describe('webhook secrets at rest', () => {
     for (const secret of [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE])
       expect(dump).not.toContain(secret);
 
-    const [request] = received;
+    const [request] = receiver.received;
     expect(request!.headers['x-tenant']).toBe(HEADER_VALUE);
     const id = String(request!.headers['webhook-id']);
     const timestamp = Number(request!.headers['webhook-timestamp']);

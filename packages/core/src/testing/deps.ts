@@ -1,3 +1,4 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
@@ -111,4 +112,28 @@ export async function seedAccount(deps: CoreDeps, name: string, numbers: string[
       await deps.db.phoneNumber.update({ where: { number: phone_number }, data: { agentId: agent.id } });
   }
   return { account, key, agent };
+}
+
+export interface WebhookReceiver {
+  /** `127.0.0.1:<port>`, for webhook URLs and the allow-list. */
+  host: string;
+  /** Every request it received, in order. */
+  received: { headers: IncomingHttpHeaders; body: string }[];
+  close(): void;
+}
+
+/** An HTTP receiver on loopback that records every request and answers `status`. */
+export async function startWebhookReceiver(status = 200): Promise<WebhookReceiver> {
+  const received: WebhookReceiver['received'] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { host, received, close: () => server.close() };
 }

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort } from '@voice/dev';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnTypeScript } from '@voice/dev';
 import { waitFor } from './wait';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -10,9 +8,6 @@ const APPS = {
   api: { cwd: `${REPO_ROOT}apps/api`, main: `${REPO_ROOT}apps/api/src/main.ts` },
   worker: { cwd: `${REPO_ROOT}apps/worker`, main: `${REPO_ROOT}apps/worker/src/main.ts` },
 };
-// tsx as a loader keeps the service in this one child process (its CLI would add a second one), so a
-// SIGKILL kills the service itself rather than a wrapper that leaves it running.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const OUTPUT_LINES_KEPT = 300;
 
 export const JWT_SECRET = 'fault-tests-jwt-secret-long-enough-for-hs256';
@@ -69,11 +64,7 @@ function spawnService(
   env: Record<string, string>,
   onLine: (line: string) => void = () => {},
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, APPS[app].main], {
-    cwd: APPS[app].cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTypeScript(APPS[app].main, env, { cwd: APPS[app].cwd });
   const lines: string[] = [];
   const errorLogs: string[] = [];
   const record = (line: string) => {
