@@ -1,5 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
-import { deferredCallWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import {
+  deferredCallWorkflows,
+  systemClock,
+  systemResolver,
+  TERMINAL_STATUSES as CALL_TERMINAL_STATUSES,
+  type CoreDeps,
+} from '@voice/core';
 import type { CallStatus, Db } from '@voice/db';
 import { JWT_SECRET, SECRETS_KEY } from './processes';
 
@@ -16,14 +22,8 @@ export function inspectorDeps(db: Db): CoreDeps {
 
 export { seedAccount } from '@voice/core/testing';
 
-export const TERMINAL_STATUSES: CallStatus[] = [
-  'ended',
-  'busy',
-  'no_answer',
-  'error',
-  'user_hangup',
-  'agent_hangup',
-];
+/** The terminal call statuses, as a list Prisma filters and `includes` take. */
+export const TERMINAL_STATUSES: CallStatus[] = [...CALL_TERMINAL_STATUSES];
 
 /** A Temporal client of the test itself, to look at what the services started. */
 export async function temporalClient(address: string): Promise<{ client: Client; close(): Promise<void> }> {
