@@ -35,7 +35,7 @@ const errorRef = (shape: 'error' | 'status-message') =>
   shape === 'status-message' ? '#/components/schemas/StatusError' : '#/components/schemas/Error';
 
 /** The OpenAPI 3.1 document of the REST surface, built from the same table and zod schemas that serve it. */
-export function buildOpenApiDocument(routes: readonly AnyRestRoute[]) {
+export function buildOpenApiDocument(routes: readonly AnyRestRoute[], { publicUrl }: { publicUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const responses: Record<string, unknown> = {
@@ -79,6 +79,8 @@ export function buildOpenApiDocument(routes: readonly AnyRestRoute[]) {
       description:
         'Current operations live under /functions/v1, older ones under /v1. tRPC procedures are served at /trpc.',
     },
+    // Without a configured public URL, the document's own origin.
+    servers: [{ url: publicUrl ?? '/' }],
     security: [{ bearerAuth: [] }],
     paths,
     components: {

@@ -60,6 +60,14 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
   app.decorateRequest('auth', null);
   // JSON only: without this, text/plain bodies would reach tRPC, which answers them in a shape of its own.
   app.removeContentTypeParser('text/plain');
+  // Many HTTP clients send `Content-Type: application/json` with no body on GET and DELETE; an empty
+  // body is no body, not malformed JSON. Anything else goes through Fastify's own (safe) parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -90,7 +98,7 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
   registerRestRoutes(app, restRoutes, deps.core);
   registerRemovedOperations(app);
 
-  const openApiDocument = buildOpenApiDocument(restRoutes);
+  const openApiDocument = buildOpenApiDocument(restRoutes, { publicUrl: deps.core.config.publicUrl });
   app.get('/openapi.json', async () => openApiDocument);
 
   // Signed links handed out as `recording_url`: the signature is the credential, valid one hour.

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
+import { restRoutes } from '../rest';
+import { REMOVED_OPERATIONS } from '../rest/route';
 import { BODY_LIMIT_BYTES } from '../server';
 
 let api: TestApi;
@@ -92,6 +94,40 @@ describe('rejected requests write nothing', () => {
     });
     expect(res.status).toBe(200);
     expect(await countNumbers()).toBe(before + 1);
+  });
+});
+
+describe('an empty body is no body', () => {
+  // Many HTTP clients send `Content-Type: application/json` and nothing else on GET and DELETE.
+  const bodiless = [
+    ...restRoutes.filter((route) => !route.body).map(({ method, path }) => ({ method, path })),
+    ...REMOVED_OPERATIONS,
+  ];
+  const urlOf = (path: string) =>
+    api.url + path.replace(/\{[a-z_]+\}/g, '7b1c5d0e-2f3a-4b5c-8d6e-9f0a1b2c3d4e');
+
+  it.each(bodiless)('$method $path answers as it does without the header', async ({ method, path }) => {
+    const bare = await http(urlOf(path), { method, key: alpha.key });
+    const declared = await http(urlOf(path), {
+      method,
+      key: alpha.key,
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+    });
+    expect(declared.status).not.toBe(400);
+    expect({ status: declared.status, json: declared.json }).toEqual({
+      status: bare.status,
+      json: bare.json,
+    });
+  });
+
+  it('a removed operation called that way is 404', async () => {
+    const res = await http(`${api.url}/v1/call-delete/7b1c5d0e-2f3a-4b5c-8d6e-9f0a1b2c3d4e`, {
+      method: 'DELETE',
+      key: alpha.key,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: 'Not found' });
   });
 });
 

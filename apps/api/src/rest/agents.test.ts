@@ -356,7 +356,6 @@ describe('agent-create validation', () => {
       'https://metadata.example/h',
       /metadata\.example resolves to 169\.254\.169\.254, which is a link-local address/,
     ],
-    ['https://nowhere.invalid/h', /nowhere\.invalid does not resolve/],
   ];
   for (const [url, reason] of ssrf) {
     cases.push([
@@ -393,6 +392,18 @@ describe('agent-create validation', () => {
     const noKey = await http(`${api.url}/functions/v1/agent-create`, { method: 'POST', body: base });
     expect(noKey.status).toBe(401);
     expect(noKey.json).toEqual({ error: 'Unauthorized' });
+  });
+
+  it('stores a webhook whose host does not resolve now (a DNS outage must not block saving an agent)', async () => {
+    const res = await call('/functions/v1/agent-create', {
+      method: 'POST',
+      body: { ...base, webhooks: [{ name: 'Later', url: 'https://not-yet.invalid/hook' }] },
+    });
+    expect(res.status).toBe(201);
+    const stored = await api.deps.db.agentWebhook.findMany({
+      where: { agentId: res.json.agent_id as string },
+    });
+    expect(stored.map((webhook) => webhook.url)).toEqual(['https://not-yet.invalid/hook']);
   });
 
   it('ignores unknown fields and applies the defaults', async () => {

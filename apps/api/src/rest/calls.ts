@@ -10,7 +10,6 @@ import {
   OlderFullCall,
   OlderLightweightCall,
   UpdateCallInput,
-  UpdatedCall,
   dialCallIdempotently,
   getCall,
   getOlderCall,
@@ -112,7 +111,7 @@ export const callRoutes = [
     tag: TAG,
     params: CallIdParams,
     body: UpdateCallInput,
-    response: UpdatedCall,
+    response: OlderFullCall,
     errors: [400, 404],
     handler: ({ deps, auth }, { params, body }) =>
       updateCallMetadata(deps, {

@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
 import { REMOVED_OPERATIONS } from './route';
@@ -185,6 +186,20 @@ describe('HTTP surface', () => {
     }
     expect(doc.paths['/functions/v1/agent-modify/{agent_id}']?.patch).toBeDefined();
     expect(doc.paths['/v1/duplicate-agent/{agent_id}']?.post).toBeDefined();
+  });
+
+  it('passes redocly lint (recommended rules) without errors or schema warnings', async () => {
+    const res = await http(`${api.url}/openapi.json`);
+    const problems = await lintFromString({
+      source: res.text,
+      absoluteRef: 'openapi.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    const found = problems.map(
+      ({ ruleId, severity, location }) => `${severity} ${ruleId} ${location[0]?.pointer}`,
+    );
+    // The one warning left: the document names no license.
+    expect(found.filter((problem) => !problem.includes('info-license'))).toEqual([]);
   });
 
   it('reports health of the database and Temporal', async () => {

@@ -261,8 +261,9 @@ export const OlderAgentListItem = OlderAgentCommon.extend(AccountRef.shape).exte
   end_call_enabled: z.boolean(),
   end_call_condition: z.string(),
   transfer_call_enabled: z.boolean(),
-  transfer_call_destination: z.unknown().nullable(),
+  // Shapes the spec does not show; `unknown` admits null already (and `.nullable()` would document an empty anyOf).
+  transfer_call_destination: z.unknown(),
   is_operating_hours_active: z.boolean(),
-  operating_hours: z.unknown().nullable(),
+  operating_hours: z.unknown(),
 });
 export type OlderAgentListItem = z.infer<typeof OlderAgentListItem>;

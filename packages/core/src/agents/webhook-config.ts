@@ -7,7 +7,9 @@ import type { WebhookInput } from './schemas';
 /**
  * Why a webhook URL may not be stored, or null. The URL must be https without credentials, and its
  * host (an IP literal, or every address its name resolves to) must be public; see network/public-address.
- * Hosts on the operator allow-list skip the address and https rules (development and tests only).
+ * A name that does not resolve now is stored: a DNS outage must not block saving an agent, and every
+ * delivery checks the address it connects to again. Hosts on the operator allow-list skip the address
+ * and https rules (development and tests only).
  */
 export async function webhookUrlProblem(
   { resolveHost, config }: Pick<CoreDeps, 'resolveHost' | 'config'>,
@@ -25,7 +27,7 @@ export async function webhookUrlProblem(
   }
   if (url.protocol !== 'https:') return 'url must use https';
   const check = await checkPublicHost(url.hostname, resolveHost);
-  return check.ok ? null : `url must point to a public address: ${check.reason}`;
+  return check.ok || check.unresolved ? null : `url must point to a public address: ${check.reason}`;
 }
 
 export function isAllowListed(url: URL, allowList: readonly string[]): boolean {

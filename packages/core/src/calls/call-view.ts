@@ -1,6 +1,6 @@
 import type { Prisma } from '@voice/db';
 import type { z } from 'zod';
-import type { FullCall, LightweightCall, OlderFullCall, OlderLightweightCall, UpdatedCall } from './schemas';
+import type { FullCall, LightweightCall, OlderFullCall, OlderLightweightCall } from './schemas';
 import { TERMINAL_STATUSES } from './schemas';
 
 export const callInclude = {
@@ -75,10 +75,6 @@ export const toOlderFullCall = (
 ): z.infer<typeof OlderFullCall> => ({
   ...toFullCall(row, recordingUrl),
   ...olderExtras(row),
-});
-
-export const toUpdatedCall = (row: CallRow, recordingUrl: string | null): z.infer<typeof UpdatedCall> => ({
-  ...toOlderFullCall(row, recordingUrl),
   metadata: (row.metadata as Record<string, unknown> | null) ?? null,
   end_timestamp: callTiming(row).end,
 });

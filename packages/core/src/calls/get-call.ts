@@ -2,11 +2,10 @@ import type { Db } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
-import { callInclude, toFullCall, toOlderFullCall, toUpdatedCall, type CallRow } from './call-view';
+import { callInclude, callTiming, toFullCall, toOlderFullCall, type CallRow } from './call-view';
 import { renderRecordingWav, signedRecordingUrl, verifyRecordingSignature } from './recordings';
 import type { FullCall } from './schemas';
 import type { TranscriptEntry } from './conversation';
-import { callTiming } from './call-view';
 
 export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
 
@@ -48,7 +47,7 @@ export async function updateCallMetadata(
     data: { metadata: metadata as object },
     include: callInclude,
   });
-  return toUpdatedCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
+  return toOlderFullCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
 }
 
 /** The recording behind a signed URL; no credentials needed, the signature is the authorization. */

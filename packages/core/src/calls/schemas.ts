@@ -135,8 +135,9 @@ const OlderExtras = {
   call_cost: z.object({ combined_cost: z.number(), currency: z.string() }).nullable(),
 };
 export const OlderLightweightCall = LightweightCall.extend(OlderExtras);
-export const OlderFullCall = FullCall.extend(OlderExtras);
-export const UpdatedCall = OlderFullCall.extend({
+/** The older full call also carries what update-call writes (`metadata`) and when the call ended. */
+export const OlderFullCall = FullCall.extend({
+  ...OlderExtras,
   metadata: z.record(z.string(), z.unknown()).nullable(),
   end_timestamp: z.number().int().nullable(),
 });

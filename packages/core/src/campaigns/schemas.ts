@@ -93,7 +93,13 @@ export const AddContactsInput = z
 
 export const CampaignCounts = z.object({
   total: z.number().int(),
-  by_state: z.record(z.enum(CONTACT_STATES), z.number().int()),
+  // An object with every state (not a record keyed by an enum), so the document names each property.
+  by_state: z.object(
+    Object.fromEntries(CONTACT_STATES.map((state) => [state, z.number().int()])) as Record<
+      (typeof CONTACT_STATES)[number],
+      z.ZodNumber
+    >,
+  ),
   by_outcome: z.record(z.string(), z.number().int()),
 });
 export type CampaignCounts = z.infer<typeof CampaignCounts>;

@@ -47,6 +47,7 @@ describe('public address rule', () => {
     expect(await checkPublicHost('gone.invalid', resolve)).toMatchObject({
       ok: false,
       reason: 'gone.invalid does not resolve',
+      unresolved: true,
     });
     expect(await checkPublicHost('LOCALHOST.', resolve)).toMatchObject({
       ok: false,
@@ -61,6 +62,8 @@ describe('public address rule', () => {
       config: { jwtSecret: 'x', secretsKey: 'x', webhookAllowedHosts: ['127.0.0.1:8443'] },
     };
     expect(await webhookUrlProblem(deps, 'http://127.0.0.1:8443/hook')).toBeNull();
+    // Not resolvable now (no DNS, an outage): stored, and checked again at every delivery.
+    expect(await webhookUrlProblem(deps, 'https://example.com/hook')).toBeNull();
     expect(await webhookUrlProblem(deps, 'https://127.0.0.1:9999/hook')).toMatch(/loopback/);
     expect(await webhookUrlProblem(deps, 'ftp://127.0.0.1:8443/hook')).toBe('url must use https');
     expect(await webhookUrlProblem(deps, 'https://user@127.0.0.1:8443/hook')).toBe(

@@ -38,6 +38,8 @@ export interface AddressCheck {
   /** Why the host is refused, phrased to follow the host name. */
   reason?: string;
   addresses: string[];
+  /** The name resolved to nothing, or its resolution failed: nothing is known about it yet. */
+  unresolved?: true;
 }
 
 /**
@@ -59,9 +61,10 @@ export async function checkPublicHost(hostname: string, resolve: HostResolver): 
   try {
     addresses = await resolve(host);
   } catch {
-    return { ok: false, reason: `${host} does not resolve`, addresses: [] };
+    addresses = [];
   }
-  if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve`, addresses };
+  if (addresses.length === 0)
+    return { ok: false, reason: `${host} does not resolve`, addresses, unresolved: true };
   for (const address of addresses) {
     const reason = nonPublicReason(address);
     if (reason) return { ok: false, reason: `${host} resolves to ${address}, which ${reason}`, addresses };
