@@ -10,7 +10,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
 import {
   createAccount,
-  deferredCallWorkflows,
+  deferredWorkflows,
   systemClock,
   systemResolver,
   type CoreDeps,
@@ -133,7 +133,7 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
     db,
     clock: systemClock,
     resolveHost: systemResolver,
-    callWorkflows: deferredCallWorkflows,
+    workflows: deferredWorkflows,
     config: { jwtSecret: 'x'.repeat(32), secretsKey: 's'.repeat(32) },
   };
   const { account, key } = await createAccount(deps, { name: 'Bench' });

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { addPhoneNumber, createAgent, dialCall } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
-import { createCallWorkflowStarter } from '@voice/worker/starters';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { benchAccount, benchEnvironment, machine, percentile, pool, startServices } from './harness';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -47,13 +47,13 @@ await db.phoneNumber.update({ where: { number: '+14155550100' }, data: { agentId
 const { worker } = await startServices(bench, { api: false, env: { WEBHOOK_ALLOWED_HOSTS: receiverHost } });
 
 const connection = await Connection.connect({ address: bench.temporal.address });
-const starter = createCallWorkflowStarter(new Client({ connection }), 'voice-agent');
+const starter = createWorkflowStarter(new Client({ connection }), 'voice-agent');
 const started = Date.now();
 await pool(CALLS, DIAL_RATE ? 1 : CONCURRENCY, async (i) => {
   if (DIAL_RATE)
     await new Promise((resolve) => setTimeout(resolve, started + (i * 1000) / DIAL_RATE - Date.now()));
   await dialCall(
-    { ...deps, callWorkflows: starter },
+    { ...deps, workflows: starter },
     { accountId, from_number: '+14155550100', to_number: '+14155550009' },
   );
 });

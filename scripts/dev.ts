@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deferredCallWorkflows, seedDemo, systemClock, systemResolver } from '@voice/core';
+import { deferredWorkflows, seedDemo, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { migrate } from '@voice/db/migrate';
 import { DATA_DIR, REPO_ROOT, startEmbeddedPostgres, startTemporal, type EmbeddedPostgres } from '@voice/dev';
@@ -61,7 +61,7 @@ const demo = await seedDemo(
     db,
     clock: systemClock,
     resolveHost: systemResolver,
-    callWorkflows: deferredCallWorkflows,
+    workflows: deferredWorkflows,
     config: { jwtSecret, secretsKey },
   },
   { knownKey: existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined },

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
-import { createCallWorkflowStarter } from '@voice/worker/starters';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { createServer } from './server';
@@ -28,7 +28,7 @@ const server = createServer(
       clock: systemClock,
       resolveHost: systemResolver,
       config: coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`),
-      callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
+      workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
     },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});

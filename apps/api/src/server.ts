@@ -8,8 +8,8 @@ import { requestIdFor } from './http/request-id';
 import { buildOpenApiDocument } from './openapi';
 import { restRoutes } from './rest';
 import { registerRemovedOperations, registerRestRoutes } from './rest/route';
-import { createContextFactory } from './trpc/context';
-import { appRouter, type AppRouter } from './trpc/root';
+import { appRouter, type AppRouter } from '@voice/trpc';
+import { createContextFactory } from './http/trpc-context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const HEALTH_CHECK_TIMEOUT_MS = 2_000;

@@ -87,11 +87,3 @@ export async function http(
     text,
   };
 }
-
-/** A fresh database with two accounts (Alpha, Beta), for createCaller tests of the tRPC procedures. */
-export async function twoAccounts() {
-  const { deps, database } = await createTestDeps();
-  const alpha = await seedAccount(deps, 'Alpha', ['+14155550100']);
-  const beta = await seedAccount(deps, 'Beta', ['+14155550102']);
-  return { deps, database, alpha, beta };
-}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   AppError,
-  deferredCallWorkflows,
+  deferredWorkflows,
   parseInput,
   systemClock,
   systemResolver,
@@ -23,13 +23,13 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
         taskQueue: env.temporalTaskQueue,
       })
     : null;
-  const callWorkflows = temporal?.starter ?? deferredCallWorkflows;
+  const workflows = temporal?.starter ?? deferredWorkflows;
   try {
     return await fn({
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      callWorkflows,
+      workflows,
       config: {
         jwtSecret: env.jwtSecret,
         secretsKey: env.secretsKey,

@@ -28,8 +28,8 @@ import {
   within,
   type RunningProcess,
 } from '../test/processes';
-import { workflowIds } from './contracts';
-import { createCallWorkflowStarter } from './starters';
+import { workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 
 /**
  * Faults injected into real processes: the worker SIGKILLed in the middle of a campaign whose calls
@@ -283,7 +283,7 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
       const deps: CoreDeps = {
         ...made.deps,
         config: { ...made.deps.config, secretsKey: SECRETS_KEY, webhookAllowedHosts: [receiver.host] },
-        callWorkflows: createCallWorkflowStarter(client, taskQueue),
+        workflows: createWorkflowStarter(client, taskQueue),
       };
       const from = '+14155550180';
       const { accountId, agentId } = await setUpAccount(deps, 'Kill nine', from, receiver.host);
@@ -464,7 +464,7 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       const deps: CoreDeps = {
         ...made.deps,
         config: { ...made.deps.config, secretsKey: SECRETS_KEY },
-        callWorkflows: createCallWorkflowStarter(new Client({ connection }), taskQueue),
+        workflows: createWorkflowStarter(new Client({ connection }), taskQueue),
       };
       const from = '+14155550181';
       const { accountId, agentId } = await setUpAccount(deps, 'Server restart', from);

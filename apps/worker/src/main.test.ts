@@ -13,8 +13,8 @@ import {
 import { createTestDeps, testAgentInput, TEST_SECRETS_KEY } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { killStartedProcesses, startWorkerProcess, waitForHealth } from '../test/processes';
-import { createCallWorkflowStarter } from './starters';
-import { workflowIds } from './contracts';
+import { createWorkflowStarter } from '@voice/workflows/starters';
+import { workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 
 let database: TestDatabase;
@@ -76,7 +76,7 @@ describe('a worker process killed mid-call', () => {
       const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
       const client = new Client({ connection });
       const { call_id } = await dialCall(
-        { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+        { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
         { accountId: account.id, from_number: '+14155550170', to_number: '+14155550009' },
       );
       const deadline = Date.now() + 60_000;
@@ -167,7 +167,7 @@ describe('a worker process killed between two webhook attempts', () => {
 
       const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
       await dialCall(
-        { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+        { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
         { accountId: account.id, from_number: '+14155550171', to_number: '+14155550009' },
       );
       const deadline = Date.now() + 60_000;
@@ -245,7 +245,7 @@ describe('a worker process killed mid-campaign', () => {
         await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550172' });
         const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
         const { body: campaign } = await createCampaign(
-          { ...deps, callWorkflows: createCallWorkflowStarter(client, taskQueue) },
+          { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
           {
             accountId: account.id,
             ...CreateCampaignInput.parse({

@@ -12,8 +12,8 @@ import { createDb } from '@voice/db';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
-import { startCallRelay } from './relay';
-import { createCallWorkflowStarter } from './starters';
+import { startWorkflowRelay } from './relay';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from './worker';
 
 const env = loadEnv();
@@ -29,7 +29,7 @@ const deps = {
   resolveHost: systemResolver,
   // Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
   config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
-  callWorkflows: createCallWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
+  workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
   carrier: createSimulatedCarrier({
     dialMs: env.SIMULATOR_DIAL_MS,
     ringMs: env.SIMULATOR_RING_MS,
@@ -45,7 +45,7 @@ const worker = await createWorker({
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   deps,
 });
-const relay = startCallRelay(deps, { onError: (err) => logger.warn({ err }, 'call relay pass failed') });
+const relay = startWorkflowRelay(deps, { onError: (err) => logger.warn({ err }, 'call relay pass failed') });
 const health = await startHealthServer(
   { worker, db },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },

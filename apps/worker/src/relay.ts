@@ -10,7 +10,7 @@ import {
  * the time, a crash between committing the row and starting the workflow). Runs in every worker; concurrent relays are
  * harmless because starting is idempotent by workflow id.
  */
-export function startCallRelay(
+export function startWorkflowRelay(
   deps: CoreDeps,
   { intervalMs = 2_000, onError }: { intervalMs?: number; onError?: (error: unknown) => void } = {},
 ): { stop(): Promise<void> } {

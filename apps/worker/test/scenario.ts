@@ -12,8 +12,8 @@ import {
   type Mailer,
 } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
-import { workflowIds } from '../src/contracts';
-import { createCallWorkflowStarter } from '../src/starters';
+import { workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../src/worker';
 import { connectTestServices } from './services';
 
@@ -56,7 +56,7 @@ export async function scenario({
     ...(resolveHost ? { resolveHost } : {}),
     ...(mailer ? { mailer } : {}),
     config: { ...made.deps.config, publicUrl: 'https://voice.example', ...config },
-    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    workflows: createWorkflowStarter(client, taskQueue),
     carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
     conversation: deterministicConversationEngine,
   };

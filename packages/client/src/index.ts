@@ -1,5 +1,5 @@
 import { createTRPCClient, httpBatchLink, type TRPCClient } from '@trpc/client';
-import type { AppRouter } from '@voice/api/router';
+import type { AppRouter } from '@voice/trpc';
 
 export type { AppRouter };
 

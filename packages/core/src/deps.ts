@@ -43,7 +43,7 @@ export interface RateLimitDefaults {
 }
 
 /** Starts the service's workflows; idempotent (starting an already started one is a no-op). */
-export interface CallWorkflowStarter {
+export interface WorkflowStarter {
   startCallWorkflow(call: {
     callId: string;
     accountId: string;
@@ -68,7 +68,7 @@ export interface CoreDeps {
   /** DNS, for the checks that keep outbound requests off private networks. */
   resolveHost: HostResolver;
   config: CoreConfig;
-  callWorkflows: CallWorkflowStarter;
+  workflows: WorkflowStarter;
 }
 
 async function noTemporal(): Promise<never> {
@@ -79,7 +79,7 @@ async function noTemporal(): Promise<never> {
  * For processes without a Temporal connection (the CLI, some tests): starting fails, so a dialed call
  * waits for the worker's relay, which starts every call whose workflow has not started.
  */
-export const deferredCallWorkflows: CallWorkflowStarter = {
+export const deferredWorkflows: WorkflowStarter = {
   async startCallWorkflow() {
     throw new Error('No Temporal connection here; the worker relay will start this call');
   },

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CoreDeps } from '@voice/core';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import { workflowIds } from '@voice/worker/contracts';
+import { workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { callApi } from './support/http';
 import {
@@ -108,9 +108,17 @@ describe('the api killed between committing a call row and starting its workflow
       TEMPORAL_ADDRESS: proxy!.address,
     });
     apis.push(api);
-    // The api connects to Temporal lazily: a health check opens the link through the proxy first.
-    const health = await callApi(api.url, '/healthz');
-    expect(health.status, health.text).toBe(200);
+    // The api connects to Temporal lazily: a health check opens the link through the proxy first. The
+    // first checks of a process that just started may time out on a busy machine; wait for a healthy one.
+    await waitFor(
+      'the api to report itself healthy',
+      30_000,
+      async () => {
+        const health = await callApi(api.url, '/healthz');
+        return health.status === 200;
+      },
+      { detail: serviceOutput },
+    );
 
     proxy!.freeze();
     const dial = dialWithKey(api).then(

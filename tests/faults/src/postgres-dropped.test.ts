@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { CoreDeps } from '@voice/core';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import { workflowIds } from '@voice/worker/contracts';
+import { workflowIds } from '@voice/workflows';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { callApi, type ApiResponse } from './support/http';

@@ -18,14 +18,14 @@ import {
   recordEvent,
   revokeApiKey,
   signUserToken,
-  type CallWorkflowStarter,
+  type WorkflowStarter,
 } from '@voice/core';
 import { runCallToEnd, TEST_JWT_SECRET, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestApi, type TestApi } from '../../test/harness';
 import { restRoutes } from '../rest';
 import { REMOVED_OPERATIONS, toFastifyPath, type AnyRestRoute } from '../rest/route';
-import { appRouter } from '../trpc/root';
+import { appRouter } from '@voice/trpc';
 
 /*
  * Every REST operation (`restRoutes`) and every tRPC procedure (the app router), read from the code,
@@ -141,7 +141,7 @@ const betaNumber = numbersIn('650');
 const BETA_NAME = 'Beta Ltd';
 
 /** Workflows are outside this matrix: a start succeeds and runs nothing, so nothing moves on its own. */
-const startsNothing: CallWorkflowStarter = {
+const startsNothing: WorkflowStarter = {
   startCallWorkflow: async () => undefined,
   startWebhookDelivery: async () => undefined,
   startCampaignWorkflow: async () => undefined,
@@ -754,7 +754,7 @@ function expectOutcome(endpoint: Endpoint, res: Response, outcome: Outcome, requ
 const alphaCredential = (endpoint: Endpoint) => `Bearer ${endpoint.plan.usersOnly ? alphaToken : alphaKey}`;
 
 beforeAll(async () => {
-  api = await startTestApi({ core: { callWorkflows: startsNothing } });
+  api = await startTestApi({ core: { workflows: startsNothing } });
   const alphaAccount = await createAccount(api.deps, { name: 'Alpha Ltd' });
   const betaAccount = await createAccount(api.deps, { name: BETA_NAME });
   alphaKey = alphaAccount.key;

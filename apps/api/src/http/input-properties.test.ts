@@ -11,7 +11,7 @@ import {
   dialCall,
   handleCallEnded,
   signUserToken,
-  type CallWorkflowStarter,
+  type WorkflowStarter,
   type ErrorCode,
 } from '@voice/core';
 import { runCallToEnd, testAgentInput } from '@voice/core/testing';
@@ -22,7 +22,7 @@ import { http, seedAccount, startTestApi, type TestApi } from '../../test/harnes
 import { restRoutes } from '../rest';
 import type { AnyRestRoute } from '../rest/route';
 import { BODY_LIMIT_BYTES } from '../server';
-import { appRouter } from '../trpc/root';
+import { appRouter } from '@voice/trpc';
 
 /**
  * Hostile input for every write endpoint, over real HTTP: whatever the body, the answer is never a
@@ -354,7 +354,7 @@ let realIds: Record<string, string>;
 let rowCounts: () => Promise<Record<string, number>>;
 
 // Workflow starts succeed and run nothing: these tests are about input, not Temporal availability.
-const startsNothing: CallWorkflowStarter = {
+const startsNothing: WorkflowStarter = {
   startCallWorkflow: async () => {},
   startWebhookDelivery: async () => {},
   startCampaignWorkflow: async () => {},
@@ -362,7 +362,7 @@ const startsNothing: CallWorkflowStarter = {
 };
 
 beforeAll(async () => {
-  api = await startTestApi({ core: { callWorkflows: startsNothing } });
+  api = await startTestApi({ core: { workflows: startsNothing } });
   const { deps } = api;
   const seeded = await seedAccount(deps, 'Props', ['+14155550100', '+14155550101']);
   const accountId = seeded.account.id;

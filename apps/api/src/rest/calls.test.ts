@@ -13,7 +13,7 @@ import {
 import { TEST_JWT_SECRET, runCallToEnd } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
-import { createCaller } from '../trpc/root';
+import { createCaller } from '@voice/trpc';
 
 const LIGHT = [
   'agent',

@@ -16,8 +16,8 @@ import {
 } from '@voice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
-import { CallStatusAttribute, workflowIds } from '../contracts';
-import { createCallWorkflowStarter } from '../starters';
+import { CallStatusAttribute, workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
 let services: TestServices;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   ({ nativeConnection, client } = made);
   deps = {
     ...made.deps,
-    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    workflows: createWorkflowStarter(client, taskQueue),
     carrier: createSimulatedCarrier({ dialMs: 20, ringMs: 60, talkMs: 150 }),
     conversation: deterministicConversationEngine,
   };
@@ -213,7 +213,7 @@ describe('call workflow on a real dev server and worker', () => {
   it('starts a call whose workflow start failed, through the relay, and completes it', async () => {
     const withoutTemporal = {
       ...deps,
-      callWorkflows: { ...deps.callWorkflows, startCallWorkflow: () => Promise.reject(new Error('down')) },
+      workflows: { ...deps.workflows, startCallWorkflow: () => Promise.reject(new Error('down')) },
     };
     const { call_id } = await dialCall(withoutTemporal, {
       accountId,

@@ -15,8 +15,8 @@ import {
   CallStatusAttribute,
   wakeCampaignSignal,
   workflowIds,
-  type CallWorkflowInput,
-} from '../contracts';
+  type CallWorkflow,
+} from '@voice/workflows';
 import { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 
 const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 };
@@ -52,7 +52,7 @@ const MIN_CHECK_INTERVAL_MS = 50;
  * idempotent, so a worker crash at any point resumes here without double-dialing or lost states.
  * The input carries the call id only; everything else is read from Postgres.
  */
-export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ status: string }> {
+export const callWorkflow: CallWorkflow = async ({ callId }) => {
   let progress = await placeCall(callId);
   let shown = progress.status;
   upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
@@ -92,7 +92,7 @@ export async function callWorkflow({ callId }: CallWorkflowInput): Promise<{ sta
   // Histories recorded before notification emails existed have no `emails`.
   await Promise.all((ended.emails ?? []).map(sendEmail));
   return { status: ended.status };
-}
+};
 
 async function sendEmail(emailId: string): Promise<void> {
   try {

@@ -17,8 +17,8 @@ import {
 import { createDb } from '@voice/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
-import { workflowIds } from '../contracts';
-import { createCallWorkflowStarter } from '../starters';
+import { workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
 const CONTACTS = 20_000;
@@ -40,7 +40,7 @@ beforeAll(async () => {
     ...made.deps,
     // The worker's pool, as in production (the test database's default pool is smaller).
     db: createDb(services.database.url, { maxConnections: 10 }),
-    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    workflows: createWorkflowStarter(client, taskQueue),
     carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 0, weights: { completed: 1 } }),
     conversation: deterministicConversationEngine,
   };

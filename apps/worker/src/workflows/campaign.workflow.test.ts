@@ -23,8 +23,8 @@ import {
 import { startWebhookReceiver, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
-import { workflowIds } from '../contracts';
-import { createCallWorkflowStarter } from '../starters';
+import { workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
 /** Wraps the simulator and records what the network would see: dial times and calls open at once. */
@@ -93,7 +93,7 @@ async function withWorker<T>(
   );
   const deps: CoreDeps & CallRuntime = {
     ...base,
-    callWorkflows: createCallWorkflowStarter(client, taskQueue),
+    workflows: createWorkflowStarter(client, taskQueue),
     carrier,
     conversation: deterministicConversationEngine,
   };

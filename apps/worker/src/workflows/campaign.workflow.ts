@@ -13,8 +13,8 @@ import {
   campaignProgressQuery,
   wakeCampaignSignal,
   type CampaignProgress,
-  type CampaignWorkflowInput,
-} from '../contracts';
+  type CampaignWorkflow,
+} from '@voice/workflows';
 
 const { advanceCampaign } = proxyActivities<Activities>({
   // A step takes well under a second; should its worker die, another retries it after this long
@@ -34,7 +34,7 @@ const MAX_HISTORY_EVENTS = 2_000;
  * timer or a wake-up signal: every call's end sends one, so the next dial follows promptly. It
  * continues as new long before its history grows large, carrying only the pacing state.
  */
-export async function campaignWorkflow({ campaignId, pacing }: CampaignWorkflowInput): Promise<string> {
+export const campaignWorkflow: CampaignWorkflow = async ({ campaignId, pacing }) => {
   let woken = false;
   const progress: CampaignProgress = { status: 'running', dialed: 0, counts: null };
   setHandler(wakeCampaignSignal, () => {
@@ -82,7 +82,7 @@ export async function campaignWorkflow({ campaignId, pacing }: CampaignWorkflowI
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
       await condition(allHandlersFinished);
-      return continueAsNew<typeof campaignWorkflow>({ campaignId, pacing: { tokens, at: refilledAt } });
+      return continueAsNew<CampaignWorkflow>({ campaignId, pacing: { tokens, at: refilledAt } });
     }
   }
-}
+};

@@ -4,7 +4,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { createSimulatedCarrier, deterministicConversationEngine } from '@voice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
-import { AccountIdAttribute, workflowIds } from '../contracts';
+import { AccountIdAttribute, workflowIds } from '@voice/workflows';
 import { createWorker } from '../worker';
 import { diagnosticsWorkflow } from './diagnostics.workflow';
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createAccount, getDelivery, listDeliveries, redeliver, signWebhook } from '@voice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenario } from '../../test/scenario';
-import { workflowIds } from '../contracts';
+import { workflowIds } from '@voice/workflows';
 
 const SECRET = 'whsec_ZGVsaXZlcnktc2VjcmV0LWZvci10ZXN0cw==';
 const HEADER_VALUE = 'custom-header-value-9c1e';

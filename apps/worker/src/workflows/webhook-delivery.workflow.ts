@@ -1,6 +1,6 @@
 import { proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { WebhookDeliveryInput } from '../contracts';
+import type { WebhookDeliveryWorkflow } from '@voice/workflows';
 
 // Local activities: an attempt runs in the worker that runs the workflow, without a round trip
 // through the server's task queues, which roughly halves the server's work per delivery.
@@ -18,10 +18,7 @@ const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
  * `Retry-After` from the receiver replaces the scheduled delay; 410 disables the webhook and stops.
  * The input holds ids and delays only: the URL, secret and headers are read inside the activity.
  */
-export async function webhookDeliveryWorkflow({
-  deliveryId,
-  retryScheduleMs,
-}: WebhookDeliveryInput): Promise<string> {
+export const webhookDeliveryWorkflow: WebhookDeliveryWorkflow = async ({ deliveryId, retryScheduleMs }) => {
   for (let number = 1; number <= retryScheduleMs.length + 1; number += 1) {
     const result = await attemptDelivery(deliveryId, number);
     if (result.outcome !== 'retry') return result.outcome;
@@ -31,4 +28,4 @@ export async function webhookDeliveryWorkflow({
   }
   await failDelivery(deliveryId);
   return 'failed';
-}
+};

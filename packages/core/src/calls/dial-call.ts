@@ -115,7 +115,7 @@ type CallStart = { id: string; accountId: string; agentId: string; campaignId: s
  * start fails keeps `workflow_started_at` unset and is left to the relay. Returns how many started.
  */
 export async function startCallWorkflows(
-  { db, clock, callWorkflows }: CoreDeps,
+  { db, clock, workflows }: CoreDeps,
   calls: readonly CallStart[],
   { concurrency = 16 }: { concurrency?: number } = {},
 ): Promise<number> {
@@ -125,7 +125,7 @@ export async function startCallWorkflows(
     Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
       for (let call = queue.shift(); call; call = queue.shift()) {
         try {
-          await callWorkflows.startCallWorkflow({
+          await workflows.startCallWorkflow({
             callId: call.id,
             accountId: call.accountId,
             agentId: call.agentId,

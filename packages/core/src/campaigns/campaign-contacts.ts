@@ -129,7 +129,7 @@ export async function addCampaignContacts(
     },
     { timeout: 60_000 },
   );
-  if (found.status !== 'draft') await deps.callWorkflows.wakeCampaign(found.id).catch(() => undefined);
+  if (found.status !== 'draft') await deps.workflows.wakeCampaign(found.id).catch(() => undefined);
   return { ...result, rejected: [...rejected, ...result.rejected].sort((a, b) => a.row - b.row) };
 }
 

@@ -24,7 +24,7 @@ export async function launchCampaign(deps: CoreDeps, draft: CampaignRow): Promis
 
 async function startCampaignWorkflow(deps: CoreDeps, row: CampaignRow): Promise<void> {
   try {
-    await deps.callWorkflows.startCampaignWorkflow({
+    await deps.workflows.startCampaignWorkflow({
       campaignId: row.id,
       accountId: row.accountId,
       agentId: row.agentId,
@@ -87,7 +87,7 @@ export async function pauseCampaign(deps: CoreDeps, ids: { accountId: string; ca
   });
   if (before.status !== after.status) {
     await emitCampaignEvent(deps, after.id, 'campaign_paused');
-    await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+    await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   }
   return toCampaign(after, await countContacts(deps.db, after.id));
 }
@@ -102,7 +102,7 @@ export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; c
     if (row.status !== 'paused') return null;
     return { status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running' };
   });
-  await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+  await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   return toCampaign(after, await countContacts(deps.db, after.id));
 }
 
@@ -120,7 +120,7 @@ export async function cancelCampaign(deps: CoreDeps, ids: { accountId: string; c
   });
   if (before.status !== 'draft') {
     await emitCampaignEvent(deps, after.id, 'campaign_canceled');
-    await deps.callWorkflows.wakeCampaign(after.id).catch(() => undefined);
+    await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   }
   return toCampaign(after, await countContacts(deps.db, after.id));
 }

@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
-import { checkCall, placeCall, type CallProgress } from '../calls/progress-call';
-import { deferredCallWorkflows, type Clock, type CoreDeps } from '../deps';
+import { checkCall, placeCall, type CallProgress } from '../calls/carrier-progress';
+import { deferredWorkflows, type Clock, type CoreDeps } from '../deps';
 import type { HostResolver } from '../network/resolver';
 import type { CreateAgentData } from '../agents/schemas';
 import { createAccount } from '../accounts/create-account';
@@ -52,7 +52,7 @@ export async function createTestDeps(
       clock,
       resolveHost: fakeResolver(),
       config: { jwtSecret: TEST_JWT_SECRET, secretsKey: TEST_SECRETS_KEY },
-      callWorkflows: deferredCallWorkflows,
+      workflows: deferredWorkflows,
       ...overrides,
     },
     database,

@@ -95,7 +95,7 @@ export async function recordEvent(
 export async function startEventDeliveries(deps: CoreDeps, deliveries: DeliveryStart[]): Promise<void> {
   for (const delivery of deliveries) {
     try {
-      await deps.callWorkflows.startWebhookDelivery(delivery);
+      await deps.workflows.startWebhookDelivery(delivery);
     } catch {
       continue;
     }

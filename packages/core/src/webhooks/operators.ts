@@ -109,7 +109,7 @@ export async function redeliver(
   });
   try {
     const [start] = toDeliveryStarts(deps.config, [{ id, accountId, agentId: source.agentId }]);
-    await deps.callWorkflows.startWebhookDelivery(start!);
+    await deps.workflows.startWebhookDelivery(start!);
   } catch (error) {
     // No workflow, no row: a redelivery either runs or leaves nothing behind.
     await deps.db.webhookDelivery.delete({ where: { id } });

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import {
-  deferredCallWorkflows,
+  deferredWorkflows,
   systemClock,
   systemResolver,
   TERMINAL_STATUSES as CALL_TERMINAL_STATUSES,
@@ -16,7 +16,7 @@ export function inspectorDeps(db: Db): CoreDeps {
     clock: systemClock,
     resolveHost: systemResolver,
     config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
-    callWorkflows: deferredCallWorkflows,
+    workflows: deferredWorkflows,
   };
 }
 

@@ -1,9 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { createUser, signUserToken } from '@voice/core';
-import { createTestDeps, TEST_JWT_SECRET } from '@voice/core/testing';
+import { createTestDeps, seedAccount, TEST_JWT_SECRET } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedAccount } from '../../../test/harness';
 import { createCaller } from '../root';
 
 let deps: Awaited<ReturnType<typeof createTestDeps>>['deps'];

@@ -1,13 +1,6 @@
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import type { CoreDeps } from '@voice/core';
-
-export interface TrpcContext {
-  deps: CoreDeps;
-  requestId: string;
-  authorization: string | undefined;
-  /** Sets a response header (RateLimit-*); absent for server-side callers. */
-  setHeader?: (name: string, value: string) => void;
-}
+import type { TrpcContext } from '@voice/trpc';
 
 export const createContextFactory =
   (deps: CoreDeps) =>

@@ -1,10 +1,10 @@
 import { TRPCClientError } from '@trpc/client';
-import { createServer, type Server } from '@voice/api/server';
+import { createVoiceClient } from '@voice/client';
 import { addPhoneNumber, createAccount } from '@voice/core';
 import { createTestDeps } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVoiceClient } from './index';
+import { createServer, type Server } from '../server';
 
 let server: Server;
 let database: TestDatabase;

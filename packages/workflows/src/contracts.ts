@@ -3,8 +3,9 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CampaignCounts } from '@voice/core';
 
 /**
- * Names shared by workflows, the worker and the API: task queue, search attributes, workflow ids,
- * and (as workflows grow) their signals, queries and updates.
+ * What the worker's workflows and everything that starts or signals them agree on: task queue,
+ * search attributes, workflow ids, workflow types and signatures, signals and queries. Workflow code
+ * imports this module, so it stays free of Node APIs.
  */
 
 export const DEFAULT_TASK_QUEUE = 'voice-agent';
@@ -26,18 +27,21 @@ export const workflowIds = {
 export interface CallWorkflowInput {
   callId: string;
 }
+export type CallWorkflow = (input: CallWorkflowInput) => Promise<{ status: string }>;
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
   /** Delays before each retry, in milliseconds; no secrets or payloads ever enter a workflow. */
   retryScheduleMs: number[];
 }
+export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<string>;
 
 export interface CampaignWorkflowInput {
   campaignId: string;
   /** Pacing state carried across continue-as-new. */
   pacing?: { tokens: number; at: number };
 }
+export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<string>;
 
 /** Look at the campaign again: a call ended, contacts were added, or it was paused, resumed or canceled. */
 export const wakeCampaignSignal = defineSignal('wakeCampaign');

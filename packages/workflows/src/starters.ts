@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { CallWorkflowStarter } from '@voice/core';
+import type { WorkflowStarter } from '@voice/core';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
@@ -7,10 +7,10 @@ import {
   CampaignIdAttribute,
   wakeCampaignSignal,
   workflowIds,
+  type CallWorkflow,
+  type CampaignWorkflow,
+  type WebhookDeliveryWorkflow,
 } from './contracts';
-import type { campaignWorkflow } from './workflows/campaign.workflow';
-import type { callWorkflow } from './workflows/call.workflow';
-import type { webhookDeliveryWorkflow } from './workflows/webhook-delivery.workflow';
 
 /** A workflow id names one execution: starting it again while it exists is not an error. */
 async function once(start: Promise<unknown>): Promise<void> {
@@ -22,12 +22,12 @@ async function once(start: Promise<unknown>): Promise<void> {
   }
 }
 
-/** Starts call workflows with their business id and search attributes; a second start is a no-op. */
-export function createCallWorkflowStarter(client: Client, taskQueue: string): CallWorkflowStarter {
+/** Starts the service's workflows with their business ids and search attributes; a second start is a no-op. */
+export function createWorkflowStarter(client: Client, taskQueue: string): WorkflowStarter {
   return {
     async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
       await once(
-        client.workflow.start<typeof callWorkflow>('callWorkflow', {
+        client.workflow.start<CallWorkflow>('callWorkflow', {
           workflowId: workflowIds.call(callId),
           // A call runs once, ever: a late start (the relay after a lost `workflow_started_at`) of a
           // call whose workflow already closed must not start a second run.
@@ -45,7 +45,7 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
     },
     async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {
       await once(
-        client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+        client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
           workflowId: workflowIds.webhookDelivery(deliveryId),
           taskQueue,
           args: [{ deliveryId, retryScheduleMs }],
@@ -58,7 +58,7 @@ export function createCallWorkflowStarter(client: Client, taskQueue: string): Ca
     },
     async startCampaignWorkflow({ campaignId, accountId, agentId }) {
       await once(
-        client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
+        client.workflow.start<CampaignWorkflow>('campaignWorkflow', {
           workflowId: workflowIds.campaign(campaignId),
           taskQueue,
           args: [{ campaignId }],

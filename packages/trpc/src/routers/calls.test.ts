@@ -1,7 +1,7 @@
 import type { TRPCError } from '@trpc/server';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { twoAccounts } from '../../../test/harness';
+import { twoAccounts } from '../../test/accounts';
 import { createCaller } from '../root';
 
 let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { attemptDelivery, createAgent, dialCall, handleCallEnded } from '@voice/core';
 import { runCallToEnd, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, seedAccount, startTestApi, type TestApi } from '../../../test/harness';
+import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
 
 const SECRET = 'whsec_ZGVsaXZlcmllcy1vdmVyLWh0dHA=';
 const HEADER_VALUE = 'http-tenant-51b0';

@@ -1,0 +1,68 @@
+import type { CallStatus } from '@voice/db';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import {
+  contactAtCallEndColumn,
+  recordCampaignCallOutcome,
+  type ContactAtCallEnd,
+} from '../campaigns/campaign-call-outcome';
+import type { Mailer } from '../notifications/mailer';
+import { recordCallEndedEmails } from '../notifications/notification-emails';
+import { recordCallEndedEvent } from '../webhooks/deliveries';
+
+/**
+ * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
+ * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
+ */
+export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, callId: string) {
+  // What the end needs to know, in one query: whether any webhook or email is (or was) due.
+  const [call] = await deps.db.$queryRaw<CallEnd[]>`
+    SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
+      c.campaign_id::text AS "campaignId",
+      cardinality(a.notification_emails) > 0 AS "hasEmailAddresses",
+      EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
+      EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
+      EXISTS (SELECT 1 FROM notification_emails n WHERE n.call_id = c.id) AS "emailsRecorded",
+      ${contactAtCallEndColumn} AS "campaignContact"
+    FROM calls c JOIN agents a ON a.id = c.agent_id
+      LEFT JOIN campaign_contacts cc ON cc.id = c.campaign_contact_id
+      LEFT JOIN campaigns k ON k.id = cc.campaign_id
+    WHERE c.id = ${callId}::uuid`;
+  if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
+  const wakeCampaign = call.campaignContact
+    ? await recordCampaignCallOutcome(deps, {
+        id: callId,
+        status: call.status,
+        contact: call.campaignContact,
+      })
+    : false;
+  const deliveries =
+    call.hasWebhooks || call.eventRecorded
+      ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })
+      : [];
+  const emails =
+    call.hasEmailAddresses || call.emailsRecorded
+      ? await recordCallEndedEmails(deps, { callId, smtp: deps.mailer !== undefined })
+      : [];
+  return {
+    status: call.status,
+    accountId: call.accountId,
+    agentId: call.agentId,
+    campaignId: call.campaignId,
+    wakeCampaign,
+    deliveries,
+    emails,
+  };
+}
+
+interface CallEnd {
+  status: CallStatus;
+  accountId: string;
+  agentId: string;
+  campaignId: string | null;
+  campaignContact: ContactAtCallEnd | null;
+  hasEmailAddresses: boolean;
+  hasWebhooks: boolean;
+  eventRecorded: boolean;
+  emailsRecorded: boolean;
+}

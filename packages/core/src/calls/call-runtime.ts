@@ -1,0 +1,11 @@
+import type { Mailer } from '../notifications/mailer';
+import type { Carrier } from './carrier';
+import type { ConversationEngine } from './conversation';
+
+/** What the call workflow needs besides the core dependencies. */
+export interface CallRuntime {
+  carrier: Carrier;
+  conversation: ConversationEngine;
+  /** SMTP for notification emails; without it they stay in the outbox table. */
+  mailer?: Mailer;
+}

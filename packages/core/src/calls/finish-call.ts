@@ -1,0 +1,127 @@
+import type { Call, CallStatus } from '@voice/db';
+import { extractedVariables } from '../agents';
+import type { CoreDeps } from '../deps';
+import type { CarrierOutcome } from './carrier';
+import type { CallRuntime } from './call-runtime';
+
+/** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
+export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus; reason: string | null } {
+  switch (outcome) {
+    case 'completed':
+      return { status: 'ended', reason: null };
+    case 'user_hangup':
+      return { status: 'user_hangup', reason: null };
+    case 'agent_hangup':
+      return { status: 'agent_hangup', reason: null };
+    case 'busy':
+      return { status: 'busy', reason: 'busy' };
+    case 'declined':
+      return { status: 'busy', reason: 'declined' };
+    case 'no_answer':
+      return { status: 'no_answer', reason: 'no_answer' };
+    default:
+      return { status: 'error', reason: outcome };
+  }
+}
+
+/**
+ * The end of the call: the conversation and its analysis for connected calls, then the terminal
+ * status and the transitions it went through, in one statement. Only the first finish counts.
+ */
+export async function finishCall(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  ended: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date },
+): Promise<CallStatus> {
+  const { status, reason } = terminalStatusFor(ended.outcome);
+  const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
+  let analysis: ConversationColumns | null = null;
+  if (ended.answeredAt) {
+    events.push(
+      { status: 'ringing', reason: null, at: ended.answeredAt },
+      { status: 'ongoing', reason: null, at: ended.answeredAt },
+    );
+    analysis = await converse(deps, call, { ...ended, answeredAt: ended.answeredAt });
+  } else if (
+    ended.outcome !== 'not_in_service' &&
+    ended.outcome !== 'carrier_rejected' &&
+    ended.outcome !== 'failed'
+  ) {
+    events.push({ status: 'ringing', reason: null, at: ended.endedAt });
+  }
+  events.push({ status, reason, at: ended.endedAt });
+  // One statement, so a call's end costs one round trip: the update only matches a call still in
+  // progress, and the transitions are recorded only by the update that matched.
+  const [row] = await deps.db.$queryRaw<{ updated: number }[]>`
+    WITH ended AS (
+      UPDATE calls SET
+        status = ${status}::"CallStatus",
+        disconnection_reason = ${reason},
+        ended_at = ${ended.endedAt},
+        connected_at = COALESCE(${ended.answeredAt}::timestamptz, connected_at),
+        transcript = COALESCE(${analysis?.transcript ?? null}::jsonb, transcript),
+        summary = COALESCE(${analysis?.summary ?? null}::text, summary),
+        vars_extracted = COALESCE(${analysis?.varsExtracted ?? null}::jsonb, vars_extracted),
+        vars_collected = COALESCE(${analysis?.varsCollected ?? null}::jsonb, vars_collected),
+        detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender)
+      WHERE id = ${call.id}::uuid AND status IN ('initiated', 'ringing', 'ongoing')
+      RETURNING id
+    ), logged AS (
+      INSERT INTO call_events (id, call_id, status, reason, at)
+      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, e.at
+      FROM ended, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(status text, reason text, at timestamptz)
+      ON CONFLICT (call_id, status) DO NOTHING
+    )
+    SELECT count(*)::int AS updated FROM ended`;
+  if (row?.updated === 1) return status;
+  // Another attempt finished it first: its status stands.
+  return (await deps.db.call.findUniqueOrThrow({ where: { id: call.id }, select: { status: true } })).status;
+}
+
+/** A connected call's conversation, as the columns it fills. */
+interface ConversationColumns {
+  transcript: string;
+  summary: string;
+  varsExtracted: string;
+  varsCollected: string;
+  detectedGender: string | null;
+}
+
+/**
+ * Holds the conversation of a connected call through the configured engine. The seam where a live
+ * conversation (the media server's result) replaces the deterministic engine.
+ */
+async function converse(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  ended: { outcome: CarrierOutcome; answeredAt: Date; endedAt: Date },
+): Promise<ConversationColumns> {
+  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId } });
+  const result = await deps.conversation.converse({
+    callId: call.id,
+    agent: {
+      name: agent.name,
+      agentType: agent.agentType,
+      prompt: agent.prompt,
+      welcomeMessage: agent.welcomeMessage,
+      variablesExtracted: extractedVariables(agent),
+      flow:
+        agent.agentType === 'conversationalFlow'
+          ? (agent.flowDefinition as { nodes: { id: string; type: string; text?: string }[] })
+          : null,
+    },
+    varsProvided: call.varsProvided as Record<string, string>,
+    talkMs: ended.endedAt.getTime() - ended.answeredAt.getTime(),
+    endedBy:
+      ended.outcome === 'user_hangup' ? 'caller' : ended.outcome === 'agent_hangup' ? 'agent' : 'completed',
+  });
+  return {
+    transcript: JSON.stringify(result.transcript),
+    summary: result.summary,
+    varsExtracted: JSON.stringify(result.varsExtracted),
+    varsCollected: JSON.stringify(
+      Object.fromEntries(Object.entries(result.varsCollected).filter(([name]) => !name.startsWith('_'))),
+    ),
+    detectedGender: result.detectedGender,
+  };
+}

@@ -1,0 +1,61 @@
+import { Prisma } from '@voice/db';
+import type { CoreDeps } from '../deps';
+
+/**
+ * A campaign call's end, recorded on its contact (once): retried later when the policy says so,
+ * otherwise completed with the outcome. Runs in the call-end step, which reads the contact with the
+ * call. Returns whether the call workflow should wake the campaign: only the first end since the
+ * campaign's last step began does, so a campaign sees one signal per step rather than one per call.
+ */
+export async function recordCampaignCallOutcome(
+  { db, clock }: CoreDeps,
+  call: { id: string; status: string; contact: ContactAtCallEnd },
+): Promise<boolean> {
+  const { contact } = call;
+  if (contact.lastCallId !== call.id) return false;
+  // Recorded by an earlier try of this step, which may have stopped before its signal: send it again.
+  if (contact.state !== 'calling') return contact.wakePending;
+  const now = clock.now();
+  const nextAttemptAt = new Date(now.getTime() + contact.retryDelaySeconds * 1000);
+  const retry =
+    contact.campaignStatus !== 'canceled' &&
+    contact.retryOn.includes(call.status) &&
+    contact.attempts < contact.maxAttempts &&
+    (!contact.endAt || nextAttemptAt < new Date(contact.endAt));
+  // The outcome and the wake-up flag in one statement.
+  const flagged = await db.$queryRaw<{ id: string }[]>`
+    WITH recorded AS (
+      UPDATE campaign_contacts SET
+        state = ${retry ? 'queued' : 'completed'}::"CampaignContactState",
+        next_attempt_at = CASE WHEN ${retry} THEN ${nextAttemptAt} ELSE next_attempt_at END,
+        last_outcome = ${call.status}, updated_at = ${now}
+      WHERE id = ${contact.id}::uuid AND state = 'calling' AND last_call_id = ${call.id}::uuid
+      RETURNING campaign_id
+    )
+    UPDATE campaigns SET wake_pending = true
+    WHERE id IN (SELECT campaign_id FROM recorded) AND NOT wake_pending
+    RETURNING id`;
+  return flagged.length === 1;
+}
+
+/** A campaign contact and its campaign's retry policy, as the call-end step reads them (JSON). */
+export interface ContactAtCallEnd {
+  id: string;
+  state: string;
+  attempts: number;
+  lastCallId: string | null;
+  campaignStatus: string;
+  retryOn: string[];
+  maxAttempts: number;
+  retryDelaySeconds: number;
+  endAt: string | null;
+  wakePending: boolean;
+}
+
+/** Selects a call's campaign contact as a `ContactAtCallEnd` (null for other calls); joins `cc` and `k`. */
+export const contactAtCallEndColumn = Prisma.sql`
+  CASE WHEN cc.id IS NULL THEN NULL ELSE json_build_object(
+    'id', cc.id, 'state', cc.state, 'attempts', cc.attempts, 'lastCallId', cc.last_call_id,
+    'campaignStatus', k.status, 'retryOn', k.retry_on, 'maxAttempts', k.max_attempts,
+    'retryDelaySeconds', k.retry_delay_seconds, 'endAt', k.end_at, 'wakePending', k.wake_pending
+  ) END`;

@@ -1,0 +1,2 @@
+export { appRouter, createCaller, type AppRouter } from './root';
+export type { TrpcContext } from './context';
