@@ -1,8 +1,47 @@
-# One image for the api, the worker, the CLI and migrations; docker-compose.yml picks the command.
-FROM node:20-bookworm-slim
-WORKDIR /app
-ENV CI=true
+# syntax=docker/dockerfile:1
+# Production images of the api, the worker and the CLI (which also applies migrations), built in stages:
+# prune the workspace to what the services need, install, compile (`pnpm build`), then copy each service
+# with its production dependencies only (`pnpm deploy --prod`) into a small image that runs it as the
+# unprivileged `node` user, with `node` itself as the process that receives SIGTERM.
+#   docker build --target api -t voice-api .      (also: worker, cli)
+ARG NODE_VERSION=22
+
+FROM node:${NODE_VERSION}-bookworm-slim AS base
+ENV CI=true PNPM_HOME=/pnpm PATH=/pnpm:$PATH
+RUN npm install --global pnpm@10.34.9
+WORKDIR /repo
+
+FROM base AS pruned
 COPY . .
-RUN npx --yes pnpm@10 install --frozen-lockfile
+RUN pnpm dlx turbo@2.5 prune @voice/api @voice/worker @voice/cli --docker
+
+FROM base AS build
+COPY --from=pruned /repo/out/json/ ./
+COPY --from=pruned /repo/out/pnpm-lock.yaml ./pnpm-lock.yaml
+RUN pnpm install --frozen-lockfile
+COPY --from=pruned /repo/out/full/ ./
+RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/cli \
+ && pnpm --filter @voice/api deploy --prod --legacy /out/api \
+ && pnpm --filter @voice/worker deploy --prod --legacy /out/worker \
+ && pnpm --filter @voice/cli deploy --prod --legacy /out/cli
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
-CMD ["npx", "--yes", "pnpm@10", "--filter", "@voice/api", "start"]
+WORKDIR /app
+USER node
+
+FROM runtime AS cli
+COPY --from=build --chown=node:node /out/cli ./
+ENTRYPOINT ["node", "--enable-source-maps", "bin/voice.mjs"]
+
+FROM runtime AS worker
+COPY --from=build --chown=node:node /out/worker ./
+ENV WORKER_HEALTH_HOST=0.0.0.0
+EXPOSE 3001
+CMD ["node", "--enable-source-maps", "dist/main.js"]
+
+FROM runtime AS api
+COPY --from=build --chown=node:node /out/api ./
+ENV HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+CMD ["node", "--enable-source-maps", "dist/main.js"]

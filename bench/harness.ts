@@ -8,13 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
-import {
-  createAccount,
-  deferredWorkflows,
-  systemClock,
-  systemResolver,
-  type CoreDeps,
-} from '@voice/core';
+import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { Db } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 

@@ -17,7 +17,7 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
   const temporal = env.temporalAddress
     ? await (
         await import('./temporal')
-      ).connectCallWorkflows({
+      ).connectWorkflows({
         address: env.temporalAddress,
         namespace: env.temporalNamespace,
         taskQueue: env.temporalTaskQueue,

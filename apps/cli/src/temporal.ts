@@ -3,7 +3,7 @@ import type { WorkflowStarter } from '@voice/core';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 
 /** Loaded only when TEMPORAL_ADDRESS is set, so other commands start fast. */
-export async function connectCallWorkflows(options: {
+export async function connectWorkflows(options: {
   address: string;
   namespace: string;
   taskQueue: string;

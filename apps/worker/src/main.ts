@@ -14,7 +14,7 @@ import { loadEnv } from './env';
 import { startHealthServer } from './health';
 import { startWorkflowRelay } from './relay';
 import { createWorkflowStarter } from '@voice/workflows/starters';
-import { createWorker } from './worker';
+import { createWorker, workflowCodeBeside } from './worker';
 
 const env = loadEnv();
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
@@ -39,7 +39,9 @@ const deps = {
   conversation: deterministicConversationEngine,
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };
+const workflowCode = workflowCodeBeside(import.meta.url);
 const worker = await createWorker({
+  workflows: workflowCode,
   connection,
   namespace: env.TEMPORAL_NAMESPACE,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
@@ -54,6 +56,7 @@ logger.info(
   {
     taskQueue: env.TEMPORAL_TASK_QUEUE,
     temporal: env.TEMPORAL_ADDRESS,
+    workflows: 'bundlePath' in workflowCode ? 'prebuilt bundle' : 'bundled from source',
     emails: env.SMTP_URL ? 'smtp' : 'outbox',
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
   },

@@ -1,28 +1,48 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { CallRuntime, CoreDeps } from '@voice/core';
 import { createActivities } from './activities';
+
+/** Where the workflow code comes from: the bundle built ahead of time, or the sources, bundled at start. */
+export type WorkflowCode = { bundlePath: string } | { workflowsPath: string };
+
+/** The workflows' sources: development and tests bundle them when a worker starts. */
+export const WORKFLOWS_SOURCE: WorkflowCode = {
+  workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
+};
+
+/**
+ * The build writes the workflow bundle beside the compiled entry point (dist/workflow-bundle.js); a
+ * worker run from its sources (development) has none there and bundles the sources instead.
+ */
+export function workflowCodeBeside(entryPoint: string): WorkflowCode {
+  const bundlePath = fileURLToPath(new URL('./workflow-bundle.js', entryPoint));
+  return existsSync(bundlePath) ? { bundlePath } : WORKFLOWS_SOURCE;
+}
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: CoreDeps & CallRuntime;
+  workflows?: WorkflowCode;
 }
-
-export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
 export function createWorker({
   connection,
   namespace,
   taskQueue,
   deps,
+  workflows = WORKFLOWS_SOURCE,
 }: CreateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
     namespace,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...('bundlePath' in workflows
+      ? { workflowBundle: { codePath: workflows.bundlePath } }
+      : { workflowsPath: workflows.workflowsPath }),
     activities: createActivities(deps),
   });
 }

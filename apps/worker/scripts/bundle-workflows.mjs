@@ -1,0 +1,11 @@
+// Builds the workflow bundle ahead of time (dist/workflow-bundle.js), so the production worker loads it
+// with `workflowBundle` and never runs the bundler; only development and tests bundle from source.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+const workflowsPath = fileURLToPath(new URL('../src/workflows/index.ts', import.meta.url));
+const { code } = await bundleWorkflowCode({ workflowsPath, logger: undefined });
+mkdirSync(new URL('../dist', import.meta.url), { recursive: true });
+writeFileSync(new URL('../dist/workflow-bundle.js', import.meta.url), code);
+console.log(`@voice/worker: dist/workflow-bundle.js (${Math.round(code.length / 1024)} KB)`);
