@@ -8,9 +8,9 @@ import { createActivities } from './activities';
 export type WorkflowCode = { bundlePath: string } | { workflowsPath: string };
 
 /** The workflows' sources: development and tests bundle them when a worker starts. */
-export const WORKFLOWS_SOURCE: WorkflowCode = {
+export const WORKFLOWS_SOURCE = {
   workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
-};
+} satisfies WorkflowCode;
 
 /**
  * The build writes the workflow bundle beside the compiled entry point (dist/workflow-bundle.js); a

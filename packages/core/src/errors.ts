@@ -1,3 +1,5 @@
+import { Prisma } from '@voice/db';
+
 /**
  * The one error type of the domain. Each code carries its HTTP status and tRPC code here, in one
  * table, so the REST layer, the tRPC layer and the CLI all agree.
@@ -45,4 +47,13 @@ export class AppError extends Error {
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
+}
+
+/**
+ * An error no retry can fix: a domain error for invalid data or a refused operation (every 4xx code but
+ * a rate limit), or a row that does not exist (Prisma's "record not found" included).
+ */
+export function isPermanentError(error: unknown): error is Error {
+  if (isAppError(error)) return error.httpStatus < 500 && error.code !== 'RATE_LIMITED';
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 }

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   advanceCampaign,
   attemptDelivery,
@@ -5,6 +6,7 @@ import {
   failDelivery,
   failNotificationEmail,
   handleCallEnded,
+  isPermanentError,
   placeCall,
   runDiagnostics,
   sendNotificationEmail,
@@ -12,18 +14,39 @@ import {
   type CoreDeps,
 } from '@voice/core';
 
+/**
+ * A permanent domain error (a call row that does not exist, invalid data) fails the activity for good
+ * instead of being retried forever; anything else (the database or a network down) is retried under
+ * the caller's retry policy.
+ */
+function failPermanently<A extends unknown[], R>(activity: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await activity(...args);
+    } catch (error) {
+      if (isPermanentError(error)) throw ApplicationFailure.nonRetryable(error.message, permanentType(error));
+      throw error;
+    }
+  };
+}
+
+const permanentType = (error: Error) => ('code' in error ? String(error.code) : error.name);
+
 /** Activities are built from the dependencies the worker was given; workflows see only their types. */
 export const createActivities = (deps: CoreDeps & CallRuntime) => ({
-  runDiagnostics: () => runDiagnostics(deps),
-  placeCall: (callId: string) => placeCall(deps, callId),
-  checkCall: (callId: string) => checkCall(deps, callId),
-  handleCallEnded: (callId: string) => handleCallEnded(deps, callId),
-  attemptDelivery: (deliveryId: string, number: number) => attemptDelivery(deps, { deliveryId, number }),
-  failDelivery: (deliveryId: string) => failDelivery(deps, deliveryId),
-  sendNotificationEmail: (emailId: string) => sendNotificationEmail(deps, emailId),
-  failNotificationEmail: (emailId: string) => failNotificationEmail(deps, emailId),
-  advanceCampaign: (campaignId: string, budget: number, claimToken: string) =>
+  runDiagnostics: failPermanently(() => runDiagnostics(deps)),
+  placeCall: failPermanently((callId: string) => placeCall(deps, callId)),
+  checkCall: failPermanently((callId: string) => checkCall(deps, callId)),
+  handleCallEnded: failPermanently((callId: string) => handleCallEnded(deps, callId)),
+  attemptDelivery: failPermanently((deliveryId: string, number: number) =>
+    attemptDelivery(deps, { deliveryId, number }),
+  ),
+  failDelivery: failPermanently((deliveryId: string) => failDelivery(deps, deliveryId)),
+  sendNotificationEmail: failPermanently((emailId: string) => sendNotificationEmail(deps, emailId)),
+  failNotificationEmail: failPermanently((emailId: string) => failNotificationEmail(deps, emailId)),
+  advanceCampaign: failPermanently((campaignId: string, budget: number, claimToken: string) =>
     advanceCampaign(deps, { campaignId, budget, claimToken }),
+  ),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { type Worker } from '@temporalio/worker';
 import {
@@ -272,5 +273,27 @@ describe('call workflow on a real dev server and worker', () => {
       ['ongoing', null],
       ['ended', null],
     ]);
+  });
+
+  it('fails at once, without retrying, for a call row that does not exist', async () => {
+    const missing = randomUUID();
+    const started = Date.now();
+    const error = await runWorker(() =>
+      client.workflow
+        .execute('callWorkflow', {
+          taskQueue,
+          workflowId: workflowIds.call(missing),
+          args: [{ callId: missing }],
+        })
+        .catch((failure: unknown) => failure),
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    // The local activity's failure, as the workflow saw it and failed with.
+    const cause = (error as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause).toMatchObject({ type: 'NOT_FOUND', nonRetryable: true });
+    expect(cause?.message).toBe(`Call ${missing} does not exist`);
+    // One attempt: the retry policy's first backoff alone would take 500 ms and more.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
