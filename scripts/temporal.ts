@@ -1,7 +1,13 @@
 // `pnpm temporal:dev` starts a Temporal dev server on its own (default ports, persistence under .data/);
-// `tsx scripts/temporal.ts ensure` only makes sure the CLI is available (used before the test suite).
+// `tsx scripts/temporal.ts ensure` only makes sure the CLI and the production server are built (before the test suite).
 import { join } from 'node:path';
-import { DATA_DIR, resolveTemporalCli, startTemporal } from '@voice/dev';
+import {
+  buildTemporalServer,
+  DATA_DIR,
+  resolveTemporalCli,
+  startTemporal,
+  TEMPORAL_SERVER_VERSION,
+} from '@voice/dev';
 
 const log = (message: string) => console.log(`[temporal] ${message}`);
 
@@ -12,6 +18,9 @@ if (process.argv[2] === 'ensure') {
       ? `using the Temporal CLI from ${cli.source}: ${cli.path}`
       : 'no Temporal CLI; tests will use the SDK download',
   );
+  // The integration suite runs the production server (PostgreSQL persistence), built from source once.
+  const server = buildTemporalServer(log);
+  log(`using the Temporal server ${TEMPORAL_SERVER_VERSION}: ${server.server}`);
 } else {
   const temporal = await startTemporal({
     dbFile: join(DATA_DIR, 'temporal.db'),

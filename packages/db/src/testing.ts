@@ -11,6 +11,9 @@ import { MIGRATIONS_DIR, checksum, migrate, readMigrations } from './migrate';
 
 const TEMPLATE_LOCK_ID = 72707370;
 
+/** The server where tests create and drop their databases (TEST_DATABASE_ADMIN_URL). */
+export const TEST_ADMIN_URL = env.testAdminUrl;
+
 export interface TestDatabase {
   url: string;
   name: string;

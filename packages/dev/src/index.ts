@@ -3,3 +3,7 @@ export * from './ports';
 export * from './temporal-server';
 export * from './embedded-postgres';
 export * from './typescript-process';
+export * from './temporal-production-server';
+export * from './services';
+export * from './wait';
+export * from './http';

@@ -1,15 +1,32 @@
 import { createServer } from 'node:net';
 
-/** Asks the OS for a free TCP port on loopback. */
-export function freePort(): Promise<number> {
+function listenOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** Asks the OS for a free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return listenOn(0);
+}
+
+/**
+ * A free TCP port on loopback below 32768, outside the OS's ephemeral range: the Temporal server
+ * stores its membership ports as a smallint.
+ */
+export async function freeLowPort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const bound = await listenOn(candidate).catch(() => null);
+    if (bound) return bound;
+  }
+  throw new Error('no free port found between 20000 and 32000');
 }

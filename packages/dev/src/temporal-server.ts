@@ -51,7 +51,7 @@ function onPath(name: string): string | null {
   return null;
 }
 
-function goBinary(): string | null {
+export function goBinary(): string | null {
   const fromPath = onPath('go');
   if (fromPath) return fromPath;
   return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null;
@@ -176,7 +176,7 @@ async function startWithSdkDownload(
   return { address, uiUrl, source: 'sdk-download', stop: () => testEnv.teardown() };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -5,15 +5,8 @@ import type { CoreDeps } from '@voice/core';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { callApi } from './support/http';
-import {
-  serviceEnv,
-  startApi,
-  startWorker,
-  stopAll,
-  type ApiProcess,
-  type WorkerProcess,
-} from './support/processes';
+import { callApi } from '@voice/dev';
+import { serviceEnv, startApi, startWorker, stopAll, type ApiProcess, type WorkerProcess } from '@voice/dev';
 import {
   inspectorDeps,
   seedAccount,
@@ -22,7 +15,7 @@ import {
   workflowRunsOn,
 } from './support/seed';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
-import { waitFor } from './support/wait';
+import { waitFor } from '@voice/dev';
 
 /**
  * Fault: the api process dies (SIGKILL) after it committed a dialed call's row and before Temporal

@@ -6,15 +6,8 @@ import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { workflowIds } from '@voice/workflows';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { callApi, type ApiResponse } from './support/http';
-import {
-  serviceEnv,
-  startApi,
-  startWorker,
-  stopAll,
-  type ApiProcess,
-  type WorkerProcess,
-} from './support/processes';
+import { callApi, type ApiResponse } from '@voice/dev';
+import { serviceEnv, startApi, startWorker, stopAll, type ApiProcess, type WorkerProcess } from '@voice/dev';
 import {
   inspectorDeps,
   seedAccount,
@@ -22,7 +15,7 @@ import {
   TERMINAL_STATUSES,
   workflowRunsOn,
 } from './support/seed';
-import { waitFor } from './support/wait';
+import { waitFor } from '@voice/dev';
 
 /**
  * Fault: Postgres drops the api's and the worker's connections (pg_terminate_backend) again and again

@@ -7,7 +7,7 @@ import {
   type CoreDeps,
 } from '@voice/core';
 import type { CallStatus, Db } from '@voice/db';
-import { JWT_SECRET, SECRETS_KEY } from './processes';
+import { JWT_SECRET, SECRETS_KEY } from '@voice/dev';
 
 /** Core dependencies for seeding and inspecting the database the services run on (no workflows from here). */
 export function inspectorDeps(db: Db): CoreDeps {

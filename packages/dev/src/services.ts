@@ -1,16 +1,22 @@
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { freePort, spawnTypeScript } from '@voice/dev';
+import { join } from 'node:path';
+import { REPO_ROOT } from './paths';
+import { freePort } from './ports';
+import { spawnTypeScript } from './typescript-process';
 import { waitFor } from './wait';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const APPS = {
-  api: { cwd: `${REPO_ROOT}apps/api`, main: `${REPO_ROOT}apps/api/src/main.ts` },
-  worker: { cwd: `${REPO_ROOT}apps/worker`, main: `${REPO_ROOT}apps/worker/src/main.ts` },
-};
+/**
+ * The api and the worker as real processes, for the suites that test them as operators run them: the
+ * fault suites from their sources, the integration suite from their compiled JavaScript (`pnpm build`).
+ */
+
+type App = 'api' | 'worker';
+/** `source`: src/main.ts through tsx; `compiled`: `node dist/main.js`, as production runs it. */
+export type ServiceBuild = 'source' | 'compiled';
 const OUTPUT_LINES_KEPT = 300;
 
-export const JWT_SECRET = 'fault-tests-jwt-secret-long-enough-for-hs256';
+export const JWT_SECRET = 'service-tests-jwt-secret-long-enough-for-hs256';
 export const SECRETS_KEY = 's'.repeat(32);
 
 /** Environment both services share: short simulated calls and no rate limits, so load is all load. */
@@ -58,13 +64,23 @@ export interface ServiceProcess {
   stop(graceMs?: number): Promise<Exit>;
 }
 
+function spawnApp(app: App, build: ServiceBuild, env: Record<string, string>) {
+  const cwd = join(REPO_ROOT, 'apps', app);
+  if (build === 'source') return spawnTypeScript(join(cwd, 'src', 'main.ts'), env, { cwd });
+  return spawn(process.execPath, ['--enable-source-maps', join(cwd, 'dist', 'main.js')], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 function spawnService(
-  app: keyof typeof APPS,
+  app: App,
   name: string,
   env: Record<string, string>,
-  onLine: (line: string) => void = () => {},
+  { build = 'source', onLine = () => {} }: { build?: ServiceBuild; onLine?: (line: string) => void } = {},
 ): ServiceProcess {
-  const child = spawnTypeScript(APPS[app].main, env, { cwd: APPS[app].cwd });
+  const child = spawnApp(app, build, env);
   const lines: string[] = [];
   const errorLogs: string[] = [];
   const record = (line: string) => {
@@ -121,14 +137,26 @@ export interface ApiProcess extends ServiceProcess {
 }
 
 /** The api as a real process on a free port; resolves once it announced its URL. */
-export async function startApi(name: string, env: Record<string, string>): Promise<ApiProcess> {
+export async function startApi(
+  name: string,
+  env: Record<string, string>,
+  build: ServiceBuild = 'source',
+): Promise<ApiProcess> {
   let announce: (url: string) => void = () => {};
   const announced = new Promise<string>((resolve) => (announce = resolve));
-  const service = spawnService('api', name, { ...env, HOST: '127.0.0.1', PORT: '0' }, (line) => {
-    if (!line.includes('api listening')) return;
-    const { url } = JSON.parse(line) as { url: string };
-    announce(url);
-  });
+  const service = spawnService(
+    'api',
+    name,
+    { ...env, HOST: '127.0.0.1', PORT: '0' },
+    {
+      build,
+      onLine: (line) => {
+        if (!line.includes('api listening')) return;
+        const { url } = JSON.parse(line) as { url: string };
+        announce(url);
+      },
+    },
+  );
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new Error(`${name} did not announce its URL within 60 s`)), 60_000).unref(),
   );
@@ -141,14 +169,19 @@ export interface WorkerProcess extends ServiceProcess {
 }
 
 /** The worker as a real process; resolves once its /healthz answers 200. */
-export async function startWorker(name: string, env: Record<string, string>): Promise<WorkerProcess> {
+export async function startWorker(
+  name: string,
+  env: Record<string, string>,
+  build: ServiceBuild = 'source',
+): Promise<WorkerProcess> {
   const port = await freePort();
   const healthUrl = `http://127.0.0.1:${port}/healthz`;
-  const service = spawnService('worker', name, {
-    ...env,
-    WORKER_HEALTH_HOST: '127.0.0.1',
-    WORKER_HEALTH_PORT: String(port),
-  });
+  const service = spawnService(
+    'worker',
+    name,
+    { ...env, WORKER_HEALTH_HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(port) },
+    { build },
+  );
   await untilReady(
     service,
     waitFor(`${name} to answer ${healthUrl} with 200`, 60_000, async () => {

@@ -1,0 +1,289 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import { childEnvironment } from './env';
+import { CACHE_DIR } from './paths';
+import { freeLowPort, freePort } from './ports';
+import { goBinary, SEARCH_ATTRIBUTES, stopChild, waitUntilServing } from './temporal-server';
+
+/**
+ * The Temporal server as production runs it (what docker-compose runs in its own image): built from the
+ * Go module proxy, persistence and SQL visibility on PostgreSQL, schemas set up by its own SQL tool. The
+ * dev server (temporal-server.ts) is one process on SQLite; this is the real engine, for the integration
+ * suite and `pnpm bench --server production`.
+ */
+
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+const SERVER_MODULE = 'go.temporal.io/server';
+const BIN_DIR = join(CACHE_DIR, 'temporal-server', TEMPORAL_SERVER_VERSION, 'bin');
+const SERVER_BIN = join(BIN_DIR, 'server');
+const SQL_TOOL_BIN = join(BIN_DIR, 'sql');
+
+type Log = (message: string) => void;
+
+export interface TemporalServerBuild {
+  server: string;
+  sqlTool: string;
+  /** The module's PostgreSQL schemas: `<dir>/temporal/versioned`, `<dir>/visibility/versioned`. */
+  schemaDir: string;
+}
+
+function go(args: string[], env: Record<string, string> = {}) {
+  const binary = goBinary();
+  if (!binary) throw new Error('Go is needed to build the Temporal server (Go 1.25 or later)');
+  return spawnSync(binary, args, {
+    env: childEnvironment(env),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** The server and its SQL tool, built into .cache on first use (several minutes, once per machine). */
+export function buildTemporalServer(log: Log = () => {}): TemporalServerBuild {
+  const moduleAtVersion = `${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`;
+  if (!existsSync(SERVER_BIN) || !existsSync(SQL_TOOL_BIN)) {
+    log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool (first run only)`);
+    mkdirSync(BIN_DIR, { recursive: true });
+    const started = Date.now();
+    const built = go(
+      [
+        'install',
+        `${SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+        `${SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+      ],
+      { GOBIN: BIN_DIR },
+    );
+    if (built.status !== 0) throw new Error(`go install of ${moduleAtVersion} failed`);
+    log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+  const downloaded = go(['mod', 'download', '-json', moduleAtVersion]);
+  if (downloaded.status !== 0) throw new Error(`go mod download ${moduleAtVersion} failed`);
+  const { Dir } = JSON.parse(downloaded.stdout) as { Dir: string };
+  return { server: SERVER_BIN, sqlTool: SQL_TOOL_BIN, schemaDir: join(Dir, 'schema', 'postgresql', 'v12') };
+}
+
+export interface ProductionTemporalOptions {
+  /** PostgreSQL server: host, port and a user that may create databases. */
+  postgres: { host: string; port: number; user: string; password?: string };
+  /** Names of the two databases (created, or brought up to date, on start). */
+  databases: { main: string; visibility: string };
+  /** Where the server's config and log go. */
+  dir: string;
+  log?: Log;
+}
+
+export interface RunningProductionTemporal {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Sets up both schemas, starts the server, and registers the `default` namespace and our search attributes. */
+export async function startProductionTemporal(
+  options: ProductionTemporalOptions,
+): Promise<RunningProductionTemporal> {
+  const log = options.log ?? (() => {});
+  const build = buildTemporalServer(log);
+  const { postgres, databases, dir } = options;
+  const sqlTool = (database: string, args: string[]) => {
+    const result = spawnSync(
+      build.sqlTool,
+      [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        postgres.host,
+        '-p',
+        String(postgres.port),
+        '-u',
+        postgres.user,
+        ...(postgres.password ? ['--pw', postgres.password] : []),
+        '--db',
+        database,
+        ...args,
+      ],
+      { encoding: 'utf8' },
+    );
+    return result;
+  };
+  for (const [database, schema] of [
+    [databases.main, 'temporal'],
+    [databases.visibility, 'visibility'],
+  ] as const) {
+    sqlTool(database, ['create-database']);
+    sqlTool(database, ['setup-schema', '-v', '0.0']);
+    const updated = sqlTool(database, ['update-schema', '-d', join(build.schemaDir, schema, 'versioned')]);
+    if (updated.status !== 0) throw new Error(`schema update of ${database} failed: ${updated.stderr}`);
+  }
+
+  const ports = {
+    frontend: await freePort(),
+    http: await freePort(),
+    membership: [await freeLowPort(), await freeLowPort(), await freeLowPort(), await freeLowPort()],
+    history: await freePort(),
+    matching: await freePort(),
+    worker: await freePort(),
+  };
+  const configDir = join(dir, 'config');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(join(configDir, 'dynamicconfig.yaml'), DYNAMIC_CONFIG);
+  writeFileSync(
+    join(configDir, 'production.yaml'),
+    serverConfig(options, ports, join(configDir, 'dynamicconfig.yaml')),
+  );
+
+  const child = spawn(
+    build.server,
+    ['--root', dir, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const out = createWriteStream(join(dir, 'server.log'), { flags: 'a' });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  const exited = new Promise<never>((_, reject) => {
+    child.once('exit', (code) =>
+      reject(new Error(`the Temporal server exited early with code ${code}; see ${join(dir, 'server.log')}`)),
+    );
+  });
+  exited.catch(() => {});
+  const address = `127.0.0.1:${ports.frontend}`;
+  try {
+    await Promise.race([waitUntilServing(address, 120_000), exited]);
+    await Promise.race([registerNamespace(address), exited]);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  log(`Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL at ${address}`);
+  return { address, stop: () => stopChild(child) };
+}
+
+// Search attributes are seen by SQL visibility at once rather than after the cache's refresh.
+const DYNAMIC_CONFIG = `system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+    constraints: {}
+`;
+
+async function registerNamespace(address: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const { workflowService, operatorService } = connection;
+    const namespaces = await workflowService.listNamespaces({});
+    if (!namespaces.namespaces.some((n) => n.namespaceInfo?.name === 'default')) {
+      await workflowService.registerNamespace({
+        namespace: 'default',
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
+    }
+    // The namespace is served by every frontend once the namespace cache refreshes (a few seconds).
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await operatorService.addSearchAttributes({
+          namespace: 'default',
+          searchAttributes: Object.fromEntries(
+            Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+              name,
+              temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+            ]),
+          ),
+        });
+        break;
+      } catch (error) {
+        if (/already exists/i.test(String(error))) break;
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    for (;;) {
+      try {
+        await workflowService.describeNamespace({ namespace: 'default' });
+        await workflowService.listWorkflowExecutions({ namespace: 'default', query: "CampaignId = 'none'" });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+function serverConfig(
+  { postgres, databases }: ProductionTemporalOptions,
+  ports: {
+    frontend: number;
+    http: number;
+    membership: number[];
+    history: number;
+    matching: number;
+    worker: number;
+  },
+  dynamicConfigPath: string,
+): string {
+  const store = (database: string, maxConns: number) => `      sql:
+        pluginName: "postgres12"
+        databaseName: "${database}"
+        connectAddr: "${postgres.host}:${postgres.port}"
+        connectProtocol: "tcp"
+        user: "${postgres.user}"
+        password: "${postgres.password ?? ''}"
+        maxConns: ${maxConns}
+        maxIdleConns: ${maxConns}
+        maxConnLifetime: "1h"`;
+  const service = (grpcPort: number, membershipPort: number, extra = '') => `    rpc:
+      grpcPort: ${grpcPort}
+      membershipPort: ${membershipPort}
+      bindOnLocalHost: true${extra}`;
+  return `log:
+  stdout: true
+  level: warn
+
+persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: 4
+  datastores:
+    postgres-default:
+${store(databases.main, 20)}
+    postgres-visibility:
+${store(databases.visibility, 10)}
+
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+
+services:
+  frontend:
+${service(ports.frontend, ports.membership[0]!, `\n      httpPort: ${ports.http}`)}
+  matching:
+${service(ports.matching, ports.membership[1]!)}
+  history:
+${service(ports.history, ports.membership[2]!)}
+  worker:
+${service(ports.worker, ports.membership[3]!)}
+
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "127.0.0.1:${ports.frontend}"
+
+dcRedirectionPolicy:
+  policy: "noop"
+
+dynamicConfigClient:
+  filepath: "${dynamicConfigPath}"
+  pollInterval: "10s"
+`;
+}

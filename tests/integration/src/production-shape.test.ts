@@ -1,0 +1,194 @@
+import { spawnSync } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { verifyWebhook } from '@voice/client';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import {
+  callApi,
+  serviceEnv,
+  startApi,
+  startWorker,
+  stopAll,
+  waitFor,
+  type ApiProcess,
+  type WorkerProcess,
+} from '@voice/dev';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * The production shape without Docker: the compiled api, worker and CLI (`node dist/...`, what the
+ * images run) against the Temporal server built from source with PostgreSQL persistence and SQL
+ * visibility, and PostgreSQL, wired as docker-compose wires them.
+ */
+
+const CLI = fileURLToPath(new URL('../../../apps/cli/bin/voice.mjs', import.meta.url));
+const SECRET = 'whsec_aW50ZWdyYXRpb24tc3VpdGUtc2VjcmV0';
+const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'];
+
+let database: TestDatabase;
+let api: ApiProcess;
+let worker: WorkerProcess;
+let client: Client;
+let connection: Connection;
+let receiver: Server;
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+let demo: { account_id: string; agent_id: string; api_key: string };
+
+function voice(...args: string[]) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: database.url, SECRETS_KEY: 's'.repeat(32) },
+    encoding: 'utf8',
+  });
+  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+const get = (path: string) => callApi(api.url, path, { key: demo.api_key });
+const post = (path: string, body: unknown, method = 'POST') =>
+  callApi(api.url, path, { method, key: demo.api_key, body });
+const output = () => `--- api\n${api?.output()}\n--- worker\n${worker?.output()}`;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverHost = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+
+  // An empty database, migrated and seeded by the compiled CLI, as the compose file's migrate job does.
+  database = await createTestDatabase({ migrated: false });
+  expect(voice('db', 'migrate')).toMatch(/\d+ migration\(s\) applied, 0 already applied/);
+  demo = JSON.parse(voice('seed', 'demo', '--json'));
+
+  const temporalAddress = inject('temporalAddress');
+  const env = {
+    ...serviceEnv({ databaseUrl: database.url, temporalAddress, taskQueue: 'voice-agent' }),
+    WEBHOOK_ALLOWED_HOSTS: receiverHost,
+    WEBHOOK_RETRY_SCHEDULE_MS: '500,500',
+  };
+  [api, worker] = await Promise.all([
+    startApi('api', env, 'compiled'),
+    startWorker('worker', env, 'compiled'),
+  ]);
+  connection = await Connection.connect({ address: temporalAddress });
+  client = new Client({ connection });
+
+  const modified = await post(
+    `/functions/v1/agent-modify/${demo.agent_id}`,
+    { webhooks: [{ name: 'receiver', url: `http://${receiverHost}/hooks`, secret: SECRET }] },
+    'PATCH',
+  );
+  expect(modified.status, modified.text).toBe(200);
+});
+
+afterAll(async () => {
+  await stopAll([api, worker]);
+  await connection?.close();
+  receiver?.close();
+  await database?.drop();
+});
+
+async function untilTerminal(callId: string) {
+  return waitFor(
+    `call ${callId} to reach a terminal status`,
+    60_000,
+    async () => {
+      const call = (await get(`/functions/v1/call-get/${callId}`)).json as { call_status: string };
+      return TERMINAL.includes(call.call_status) && call;
+    },
+    { intervalMs: 250, detail: output },
+  );
+}
+
+describe('the compiled services on the Temporal server with PostgreSQL persistence', () => {
+  it('runs the worker from its prebuilt workflow bundle', () => {
+    expect(worker.output()).toContain('"workflows":"prebuilt bundle"');
+  });
+
+  it('takes a dial to its terminal status and delivers its signed webhook', async () => {
+    const dialed = await post('/functions/v1/call-dial', {
+      from_number: '+14155550100',
+      to_number: '+14155550009',
+    });
+    expect(dialed.status, dialed.text).toBe(201);
+    const callId = (dialed.json as { call_id: string }).call_id;
+    expect(await untilTerminal(callId)).toMatchObject({ call_id: callId, call_status: 'ended' });
+
+    const delivery = await waitFor(
+      'the call_ended webhook',
+      30_000,
+      async () => received.find((request) => request.body.includes(callId)),
+      { detail: output },
+    );
+    const event = verifyWebhook<{ event: string; call: { call_id: string } }>(
+      SECRET,
+      delivery.headers,
+      delivery.body,
+    );
+    expect(event).toMatchObject({ event: 'call_ended', call: { call_id: callId, call_status: 'ended' } });
+    expect(delivery.headers['x-service-event']).toBe('call_ended');
+
+    const history = await client.workflow.getHandle(`call-${callId}`).describe();
+    expect(history.status.name).toBe('COMPLETED');
+  });
+
+  it('completes a small campaign, whose calls the visibility store finds by CampaignId', async () => {
+    const created = await post('/functions/v1/campaign-create', {
+      name: 'Integration',
+      agent_id: demo.agent_id,
+      from_numbers: ['+14155550100'],
+      contacts: ['+14155550009', '+14155550001', '+14155550019'].map((to_number) => ({ to_number })),
+      // The busy contact (…0001) is dialed twice: four calls in all.
+      retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 1 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const campaignId = (created.json as { campaign_id: string }).campaign_id;
+    const campaign = await waitFor(
+      'the campaign to complete',
+      90_000,
+      async () => {
+        const got = (await get(`/functions/v1/campaign-get/${campaignId}`)).json as {
+          status: string;
+          counts: { total: number; by_state: Record<string, number> };
+        };
+        return got.status === 'completed' && got;
+      },
+      { intervalMs: 500, detail: output },
+    );
+    expect(campaign.counts).toMatchObject({ total: 3, by_state: { completed: 3, queued: 0, calling: 0 } });
+
+    const calls = await post('/functions/v1/call-list', { limit: 50 });
+    const campaignCallIds = ((calls.json as { calls: { call_id: string }[] }).calls ?? []).map(
+      (c) => c.call_id,
+    );
+    const workflowIds = await waitFor(
+      'visibility to list the four campaign calls by CampaignId',
+      30_000,
+      async () => {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({
+          query: `CampaignId = '${campaignId}' AND WorkflowType = 'callWorkflow' AND ExecutionStatus = 'Completed'`,
+        }))
+          ids.push(execution.workflowId);
+        return ids.length === 4 && ids.sort();
+      },
+      { intervalMs: 500 },
+    );
+    for (const id of workflowIds) expect(campaignCallIds).toContain(id.replace(/^call-/, ''));
+    const campaignRun = await client.workflow.getHandle(`campaign-${campaignId}`).describe();
+    expect(campaignRun.status.name).toBe('COMPLETED');
+  });
+
+  it('stops the api and the worker cleanly on SIGTERM', async () => {
+    const [apiExit, workerExit] = await Promise.all([api.stop(30_000), worker.stop(30_000)]);
+    expect(apiExit, api.output()).toEqual({ code: 0, signal: null });
+    expect(workerExit, worker.output()).toEqual({ code: 0, signal: null });
+    expect(worker.output()).toContain('worker stopped');
+  });
+});
