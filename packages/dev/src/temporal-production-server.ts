@@ -3,7 +3,7 @@ import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { childEnvironment } from './env';
 import { CACHE_DIR } from './paths';
 import { freeLowPort, freePort } from './ports';
@@ -186,7 +186,7 @@ async function registerNamespace(address: string): Promise<void> {
           searchAttributes: Object.fromEntries(
             Object.keys(SEARCH_ATTRIBUTES).map((name) => [
               name,
-              temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+              proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
             ]),
           ),
         });
