@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from '@voice/dev';
-import { benchAccount, benchEnvironment, machine, percentile, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, benchTitle, percentile, startApp, waitForHttp } from './harness';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -141,7 +141,7 @@ await api.stop();
 await sql.end();
 await bench.close();
 
-console.log(`call-list benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(benchTitle('call-list', bench));
 console.log(
   `  ${CALLS.toLocaleString('en-US')} calls seeded in ${seedSeconds.toFixed(0)} s; ${SAMPLES} sequential requests per combination`,
 );

@@ -7,8 +7,8 @@ import { addPhoneNumber } from '@voice/core';
 import {
   benchAccount,
   benchEnvironment,
+  benchTitle,
   emptyWorkflowRate,
-  machine,
   percentile,
   startServices,
 } from './harness';
@@ -104,7 +104,7 @@ const emptyRate = await emptyWorkflowRate(bench.temporal.address, {
 });
 await bench.close();
 
-console.log(`campaign benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(benchTitle('campaign', bench));
 console.log(`  ${CONTACTS} contacts, zero-duration simulated calls, no pacing limit, ${CONCURRENCY} at once`);
 console.log(`  calls made:             ${calls.length}`);
 console.log(`  total time:             ${seconds.toFixed(1)} s`);

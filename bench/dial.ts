@@ -2,7 +2,14 @@
 // the same Temporal server starts and completes an empty workflow.
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { addPhoneNumber } from '@voice/core';
-import { benchAccount, benchEnvironment, emptyWorkflowRate, machine, pool, startServices } from './harness';
+import {
+  benchAccount,
+  benchEnvironment,
+  emptyWorkflowRate,
+  benchTitle,
+  pool,
+  startServices,
+} from './harness';
 
 const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -55,7 +62,7 @@ await bench.close();
 
 const dialRate = TOTAL / acceptedSeconds;
 const callRate = TOTAL / terminalSeconds;
-console.log(`dial benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(benchTitle('dial', bench));
 console.log(
   `  ${TOTAL} dials over HTTP, ${CONCURRENCY} at a time, zero-duration simulated calls (${failures} failed)`,
 );

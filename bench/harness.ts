@@ -1,18 +1,20 @@
-// Shared pieces of the benchmarks: a fresh database, a Temporal dev server, and the api and worker as
+// Shared pieces of the benchmarks: a fresh database, a Temporal server (the dev server, or with
+// `--server production` the server built from source on PostgreSQL), and the compiled api and worker as
 // real processes whose peak RSS (VmHWM) is read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { freePort, startTemporal, type RunningTemporal } from '@voice/dev';
+import { freePort, startProductionTemporal, startTemporal } from '@voice/dev';
 import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { Db } from '@voice/db';
-import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import { createTestDatabase, dropDatabase, TEST_ADMIN_URL, type TestDatabase } from '@voice/db/testing';
 
-const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 export interface AppProcess {
@@ -23,7 +25,8 @@ export interface AppProcess {
 }
 
 export function startApp(app: 'api' | 'worker', env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [TSX, `${root}apps/${app}/src/main.ts`], {
+  // What production runs: the compiled service (`pnpm bench` builds it first).
+  const child = spawn(process.execPath, ['--enable-source-maps', `${root}apps/${app}/dist/main.js`], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -32,7 +35,7 @@ export function startApp(app: 'api' | 'worker', env: Record<string, string>): Ap
   return {
     child,
     peakRssMb() {
-      // tsx runs the app in a child node process; measure the process tree's largest member.
+      // The process and any children it started: the tree's largest member.
       for (const pid of [child.pid, ...childrenOf(child.pid!)]) {
         try {
           const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -77,22 +80,55 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
 
 export interface BenchEnvironment {
   database: TestDatabase;
-  temporal: RunningTemporal;
+  temporal: { address: string; stop(): Promise<void> };
+  /** Which Temporal server runs the benchmark: `dev` (SQLite) or `production` (PostgreSQL). */
+  server: 'dev' | 'production';
   close(): Promise<void>;
 }
 
 export async function benchEnvironment(): Promise<BenchEnvironment> {
   const database = await createTestDatabase();
-  const temporal = await startTemporal({ port: await freePort(), headless: true });
+  const server = process.env.BENCH_TEMPORAL_SERVER === 'production' ? 'production' : 'dev';
+  if (server === 'dev') {
+    const temporal = await startTemporal({ port: await freePort(), headless: true });
+    return {
+      database,
+      temporal,
+      server,
+      async close() {
+        await temporal.stop();
+        await database.drop();
+      },
+    };
+  }
+  const admin = new URL(TEST_ADMIN_URL);
+  const databases = { main: `${database.name}_temporal`, visibility: `${database.name}_visibility` };
+  const temporal = await startProductionTemporal({
+    postgres: {
+      host: admin.hostname,
+      port: Number(admin.port || 5432),
+      user: decodeURIComponent(admin.username || 'postgres'),
+      ...(admin.password ? { password: decodeURIComponent(admin.password) } : {}),
+    },
+    databases,
+    dir: mkdtempSync(join(tmpdir(), 'voice-bench-temporal-')),
+  });
   return {
     database,
     temporal,
+    server,
     async close() {
       await temporal.stop();
+      await dropDatabase(databases.main);
+      await dropDatabase(databases.visibility);
       await database.drop();
     },
   };
 }
+
+/** The benchmark's headline: what, when, on which machine and which Temporal server. */
+export const benchTitle = (name: string, bench: BenchEnvironment) =>
+  `${name} benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()} — Temporal ${bench.server === 'dev' ? 'dev server (SQLite)' : 'server on PostgreSQL'}`;
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;

@@ -11,7 +11,7 @@ import pg from 'pg';
 import {
   benchAccount,
   benchEnvironment,
-  machine,
+  benchTitle,
   percentile,
   startServices,
   type AppProcess,
@@ -241,7 +241,7 @@ for (const s of all)
     classes.set(cls, (classes.get(cls) ?? 0) + count);
   }
 
-console.log(`load test — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(benchTitle('load', bench));
 console.log(
   `  ${CLIENTS} clients for ${SECONDS} s, no think time, zero-duration simulated calls, ${SEEDED_CALLS} calls seeded, ` +
     `rate and concurrency limits off`,

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { addPhoneNumber, createAgent, dialCall } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { createWorkflowStarter } from '@voice/workflows/starters';
-import { benchAccount, benchEnvironment, machine, percentile, pool, startServices } from './harness';
+import { benchAccount, benchEnvironment, benchTitle, percentile, pool, startServices } from './harness';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WEBHOOKS = 5;
@@ -78,7 +78,7 @@ await connection.close();
 receiver.close();
 await bench.close();
 
-console.log(`webhooks benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(benchTitle('webhooks', bench));
 console.log(
   `  ${CALLS} calls x ${WEBHOOKS} webhooks, zero-duration simulated calls, receiver on loopback (answers 204)`,
 );

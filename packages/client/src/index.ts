@@ -23,4 +23,4 @@ export function createVoiceClient({ baseUrl, token, fetch }: VoiceClientOptions)
     ],
   });
 }
-export * from './webhooks';
+export * from './webhooks.js';

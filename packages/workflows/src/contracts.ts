@@ -40,6 +40,8 @@ export interface CampaignWorkflowInput {
   campaignId: string;
   /** Pacing state carried across continue-as-new. */
   pacing?: { tokens: number; at: number };
+  /** History length after which a run continues as new; 2,000 when omitted (tests lower it). */
+  maxHistoryEvents?: number;
 }
 export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<string>;
 

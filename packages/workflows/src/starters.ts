@@ -23,7 +23,16 @@ async function once(start: Promise<unknown>): Promise<void> {
 }
 
 /** Starts the service's workflows with their business ids and search attributes; a second start is a no-op. */
-export function createWorkflowStarter(client: Client, taskQueue: string): WorkflowStarter {
+export interface WorkflowStarterOptions {
+  /** History length after which a campaign run continues as new (the workflow's default when omitted). */
+  campaignMaxHistoryEvents?: number;
+}
+
+export function createWorkflowStarter(
+  client: Client,
+  taskQueue: string,
+  { campaignMaxHistoryEvents }: WorkflowStarterOptions = {},
+): WorkflowStarter {
   return {
     async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
       await once(
@@ -61,7 +70,12 @@ export function createWorkflowStarter(client: Client, taskQueue: string): Workfl
         client.workflow.start<CampaignWorkflow>('campaignWorkflow', {
           workflowId: workflowIds.campaign(campaignId),
           taskQueue,
-          args: [{ campaignId }],
+          args: [
+            {
+              campaignId,
+              ...(campaignMaxHistoryEvents ? { maxHistoryEvents: campaignMaxHistoryEvents } : {}),
+            },
+          ],
           typedSearchAttributes: [
             { key: AccountIdAttribute, value: accountId },
             { key: AgentIdAttribute, value: agentId },

@@ -34,7 +34,11 @@ const MAX_HISTORY_EVENTS = 2_000;
  * timer or a wake-up signal: every call's end sends one, so the next dial follows promptly. It
  * continues as new long before its history grows large, carrying only the pacing state.
  */
-export const campaignWorkflow: CampaignWorkflow = async ({ campaignId, pacing }) => {
+export const campaignWorkflow: CampaignWorkflow = async ({
+  campaignId,
+  pacing,
+  maxHistoryEvents = MAX_HISTORY_EVENTS,
+}) => {
   let woken = false;
   const progress: CampaignProgress = { status: 'running', dialed: 0, counts: null };
   setHandler(wakeCampaignSignal, () => {
@@ -80,9 +84,14 @@ export const campaignWorkflow: CampaignWorkflow = async ({ campaignId, pacing })
     woken = false;
 
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+    if (info.continueAsNewSuggested || info.historyLength > maxHistoryEvents) {
       await condition(allHandlersFinished);
-      return continueAsNew<CampaignWorkflow>({ campaignId, pacing: { tokens, at: refilledAt } });
+      // A default threshold is not carried, so runs recorded before it existed continue as they did.
+      return continueAsNew<CampaignWorkflow>({
+        campaignId,
+        pacing: { tokens, at: refilledAt },
+        ...(maxHistoryEvents !== MAX_HISTORY_EVENTS ? { maxHistoryEvents } : {}),
+      });
     }
   }
 };

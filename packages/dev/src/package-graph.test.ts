@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './paths';
+
+const manifests = (dir: string) =>
+  readdirSync(join(REPO_ROOT, dir)).map((name) => ({
+    dir: `${dir}/${name}`,
+    manifest: JSON.parse(readFileSync(join(REPO_ROOT, dir, name, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    },
+  }));
+
+describe('the package graph', () => {
+  it('has no package that names an app, in any kind of dependency', () => {
+    const apps = new Set(manifests('apps').map(({ manifest }) => manifest.name));
+    const offending = manifests('packages').flatMap(({ dir, manifest }) =>
+      Object.keys({ ...manifest.dependencies, ...manifest.devDependencies, ...manifest.peerDependencies })
+        .filter((name) => apps.has(name))
+        .map((name) => `${dir} → ${name}`),
+    );
+    expect(apps.size).toBeGreaterThan(0);
+    expect(offending).toEqual([]);
+  });
+});
