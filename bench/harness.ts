@@ -4,16 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { freePort, startProductionTemporal, startTemporal } from '@voice/dev';
+import { freePort, startTemporal, startTestProductionTemporal } from '@voice/dev';
 import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { Db } from '@voice/db';
-import { createTestDatabase, dropDatabase, TEST_ADMIN_URL, type TestDatabase } from '@voice/db/testing';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -89,38 +86,16 @@ export interface BenchEnvironment {
 export async function benchEnvironment(): Promise<BenchEnvironment> {
   const database = await createTestDatabase();
   const server = process.env.BENCH_TEMPORAL_SERVER === 'production' ? 'production' : 'dev';
-  if (server === 'dev') {
-    const temporal = await startTemporal({ port: await freePort(), headless: true });
-    return {
-      database,
-      temporal,
-      server,
-      async close() {
-        await temporal.stop();
-        await database.drop();
-      },
-    };
-  }
-  const admin = new URL(TEST_ADMIN_URL);
-  const databases = { main: `${database.name}_temporal`, visibility: `${database.name}_visibility` };
-  const temporal = await startProductionTemporal({
-    postgres: {
-      host: admin.hostname,
-      port: Number(admin.port || 5432),
-      user: decodeURIComponent(admin.username || 'postgres'),
-      ...(admin.password ? { password: decodeURIComponent(admin.password) } : {}),
-    },
-    databases,
-    dir: mkdtempSync(join(tmpdir(), 'voice-bench-temporal-')),
-  });
+  const temporal =
+    server === 'dev'
+      ? await startTemporal({ port: await freePort(), headless: true })
+      : await startTestProductionTemporal();
   return {
     database,
     temporal,
     server,
     async close() {
       await temporal.stop();
-      await dropDatabase(databases.main);
-      await dropDatabase(databases.visibility);
       await database.drop();
     },
   };

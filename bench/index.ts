@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|webhooks|campaign|load|worker-start] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|webhooks|campaign|load|start-up] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -7,7 +7,7 @@ const benches = {
   webhooks: './webhooks',
   campaign: './campaign',
   load: './load',
-  'worker-start': './worker-start',
+  'start-up': './start-up',
 } as const;
 const args = process.argv.slice(2);
 const serverFlag = args.indexOf('--server');
@@ -16,7 +16,8 @@ if (server !== 'dev' && server !== 'production') {
   console.error('--server takes dev or production');
   process.exit(2);
 }
-const named = args.filter((_, index) => index !== serverFlag && index !== serverFlag + 1);
+const named =
+  serverFlag >= 0 ? args.filter((_, index) => index !== serverFlag && index !== serverFlag + 1) : args;
 const names = named.length ? named : Object.keys(benches);
 for (const name of names) {
   if (!(name in benches)) {
@@ -32,7 +33,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const turbo = createRequire(import.meta.url).resolve('turbo/bin/turbo');
 const built = spawnSync(
   process.execPath,
-  [turbo, 'run', 'build', '--filter=@voice/api', '--filter=@voice/worker', '--output-logs=errors-only'],
+  [
+    turbo,
+    'run',
+    'build',
+    '--filter=@voice/api',
+    '--filter=@voice/worker',
+    '--filter=@voice/cli',
+    '--output-logs=errors-only',
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 if (built.status !== 0) process.exit(built.status ?? 1);

@@ -1,18 +1,14 @@
-import { z } from 'zod';
-import {
-  AppError,
-  deferredWorkflows,
-  parseInput,
-  systemClock,
-  systemResolver,
-  type CoreDeps,
-} from '@voice/core';
-import { createDb } from '@voice/db';
-import { env } from './env';
+import type * as CoreModule from '@voice/core';
+import type { CoreDeps } from '@voice/core';
+
+/** The domain package, loaded when a command runs: `voice --help` and usage errors never load it. */
+export type Core = typeof CoreModule;
+export const loadCore = (): Promise<Core> => import('@voice/core');
 
 /** The CLI is an operator tool: it talks to the database directly, with the rights of every account. */
-export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T> {
-  if (!env.databaseUrl) throw new AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
+export async function withDeps<T>(fn: (deps: CoreDeps, core: Core) => Promise<T>): Promise<T> {
+  const [core, { createDb }, { env }] = await Promise.all([loadCore(), import('@voice/db'), import('./env')]);
+  if (!env.databaseUrl) throw new core.AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
   const db = createDb(env.databaseUrl, { maxConnections: 2 });
   const temporal = env.temporalAddress
     ? await (
@@ -23,37 +19,40 @@ export async function withDeps<T>(fn: (deps: CoreDeps) => Promise<T>): Promise<T
         taskQueue: env.temporalTaskQueue,
       })
     : null;
-  const workflows = temporal?.starter ?? deferredWorkflows;
+  const workflows = temporal?.starter ?? core.deferredWorkflows;
   try {
-    return await fn({
-      db,
-      clock: systemClock,
-      resolveHost: systemResolver,
-      workflows,
-      config: {
-        jwtSecret: env.jwtSecret,
-        secretsKey: env.secretsKey,
-        previousSecretsKeys: env.previousSecretsKeys,
-        webhookAllowedHosts: env.webhookAllowedHosts,
+    return await fn(
+      {
+        db,
+        clock: core.systemClock,
+        resolveHost: core.systemResolver,
+        workflows,
+        config: {
+          jwtSecret: env.jwtSecret,
+          secretsKey: env.secretsKey,
+          previousSecretsKeys: env.previousSecretsKeys,
+          webhookAllowedHosts: env.webhookAllowedHosts,
+        },
       },
-    });
+      core,
+    );
   } finally {
     await temporal?.close();
     await db.$disconnect();
   }
 }
 
-const AccountOption = z.object({ account: z.uuid('must be an account id (UUID)') });
-
 /** Like withDeps, for commands that act inside one account: checks `--account` names an existing one. */
-export function withAccount<T>(
+export async function withAccount<T>(
   account: string,
-  fn: (deps: CoreDeps, accountId: string) => Promise<T>,
+  fn: (deps: CoreDeps, accountId: string, core: Core) => Promise<T>,
 ): Promise<T> {
-  const accountId = parseInput(AccountOption, { account }).account;
+  const [core, { z }] = await Promise.all([loadCore(), import('zod')]);
+  const AccountOption = z.object({ account: z.uuid('must be an account id (UUID)') });
+  const accountId = core.parseInput(AccountOption, { account }).account;
   return withDeps(async (deps) => {
     const found = await deps.db.account.findUnique({ where: { id: accountId } });
-    if (!found) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} not found`);
-    return fn(deps, accountId);
+    if (!found) throw new core.AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} not found`);
+    return fn(deps, accountId, core);
   });
 }

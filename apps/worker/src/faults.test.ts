@@ -17,15 +17,13 @@ import {
 } from '@voice/core';
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
-import { freePort } from '@voice/dev';
+import { freePort, waitFor, within } from '@voice/dev';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import {
   killStartedProcesses,
   startDevServer,
   startWorkerProcess,
-  waitFor,
   waitForHealth,
-  within,
   type RunningProcess,
 } from '../test/processes';
 import { workflowIds } from '@voice/workflows';
@@ -309,12 +307,13 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
       // Kill with calls ringing or talking and deliveries not yet acknowledged.
       const atKill = await waitFor(
         'calls ended, calls in progress and a delivery pending at once',
+        60_000,
         async () => {
           const figures = await callFigures(deps.db, campaignId);
           const pending = await deps.db.webhookDelivery.count({ where: { status: 'pending' } });
           return figures.ended >= 12 && figures.inProgress > 0 && pending > 0 && { ...figures, pending };
         },
-        { timeoutMs: 60_000, intervalMs: 50, detail: () => tail(first.output()) },
+        { intervalMs: 50, detail: () => tail(first.output()) },
       );
       const killedAt = Date.now();
       expect(await first.stop('SIGKILL')).toBeNull();
@@ -341,10 +340,11 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
       const expectedEvents = calls.length + 2;
       await waitFor(
         `${expectedEvents} events delivered`,
+        30_000,
         async () =>
           (await deps.db.webhookDelivery.count({ where: { status: { not: 'pending' } } })) ===
             expectedEvents && (await deps.db.webhookDelivery.count()) === expectedEvents,
-        { timeoutMs: 30_000, detail: () => tail(second.output()) },
+        { detail: () => tail(second.output()) },
       );
       const finishedAt = Date.now();
       expect(await stopGracefully(second), tail(second.output())).toBe(0);
@@ -491,11 +491,12 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
 
       const atKill = await waitFor(
         'calls ended and calls in progress at once',
+        60_000,
         async () => {
           const figures = await callFigures(deps.db, campaignId);
           return figures.ended >= 10 && figures.inProgress > 0 && figures;
         },
-        { timeoutMs: 60_000, intervalMs: 50, detail: () => tail(worker.output()) },
+        { intervalMs: 50, detail: () => tail(worker.output()) },
       );
       // SIGKILL, not SIGTERM: a crash flushes and drains nothing, so the restart must recover from
       // what SQLite had committed. A graceful stop would be the easier case.
@@ -522,11 +523,12 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       expect(workerExit, tail(worker.output())).toBeNull();
       const healthAfter = await waitFor(
         'the worker to report healthy after the outage',
+        10_000,
         async () => {
           const body = await health(worker);
           return (body as { status?: string }).status === 'ok' && body;
         },
-        { timeoutMs: 10_000, detail: () => tail(worker.output()) },
+        { detail: () => tail(worker.output()) },
       );
       expect(healthAfter).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
 

@@ -1,9 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import proto from '@temporalio/proto';
+import { dropDatabase, TEST_ADMIN_URL } from '@voice/db/testing';
 import { childEnvironment } from './env';
 import { CACHE_DIR } from './paths';
 import { freeLowPort, freePort } from './ports';
@@ -158,6 +161,35 @@ export async function startProductionTemporal(
   }
   log(`Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL at ${address}`);
   return { address, stop: () => stopChild(child) };
+}
+
+/**
+ * The production server on the tests' PostgreSQL server (TEST_DATABASE_ADMIN_URL), on two databases of
+ * its own that `stop()` drops: for the integration suite and the benchmarks.
+ */
+export async function startTestProductionTemporal(log?: Log): Promise<RunningProductionTemporal> {
+  const admin = new URL(TEST_ADMIN_URL);
+  const name = `temporal_test_${randomBytes(4).toString('hex')}`;
+  const databases = { main: name, visibility: `${name}_visibility` };
+  const temporal = await startProductionTemporal({
+    postgres: {
+      host: admin.hostname,
+      port: Number(admin.port || 5432),
+      user: decodeURIComponent(admin.username || 'postgres'),
+      ...(admin.password ? { password: decodeURIComponent(admin.password) } : {}),
+    },
+    databases,
+    dir: mkdtempSync(join(tmpdir(), 'voice-temporal-')),
+    ...(log ? { log } : {}),
+  });
+  return {
+    address: temporal.address,
+    async stop() {
+      await temporal.stop();
+      await dropDatabase(databases.main);
+      await dropDatabase(databases.visibility);
+    },
+  };
 }
 
 // Search attributes are seen by SQL visibility at once rather than after the cache's refresh.

@@ -1,11 +1,4 @@
 import type { Command } from 'commander';
-import {
-  CreateAccountInput,
-  SetAccountLimitsInput,
-  createAccount,
-  parseInput,
-  setAccountLimits,
-} from '@voice/core';
 import { withDeps } from '../context';
 import { printRecord } from '../output';
 
@@ -17,9 +10,9 @@ export function registerAccountCommands(program: Command): void {
     .requiredOption('--name <name>', 'account name')
     .option('--json', 'print JSON')
     .action((options: { name: string; json?: boolean }) =>
-      withDeps(async (deps) => {
-        const input = parseInput(CreateAccountInput, { name: options.name });
-        const { account, apiKey, key } = await createAccount(deps, input);
+      withDeps(async (deps, core) => {
+        const input = core.parseInput(core.CreateAccountInput, { name: options.name });
+        const { account, apiKey, key } = await core.createAccount(deps, input);
         printRecord(
           { account_id: account.id, account_name: account.name, api_key_id: apiKey.id, api_key: key },
           options,
@@ -47,16 +40,16 @@ export function registerAccountCommands(program: Command): void {
           json?: boolean;
         },
       ) =>
-        withDeps(async (deps) => {
+        withDeps(async (deps, core) => {
           const limit = (value: string | undefined) =>
             value === undefined ? undefined : value === 'default' ? null : Number(value);
-          const input = parseInput(SetAccountLimitsInput, {
+          const input = core.parseInput(core.SetAccountLimitsInput, {
             key_requests_per_minute: limit(options.keyPerMinute),
             account_requests_per_minute: limit(options.accountPerMinute),
             dials_per_minute: limit(options.dialsPerMinute),
             max_concurrent_calls: limit(options.maxConcurrentCalls),
           });
-          printRecord(await setAccountLimits(deps, { accountId, ...input }), options);
+          printRecord(await core.setAccountLimits(deps, { accountId, ...input }), options);
         }),
     );
 }

@@ -1,23 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  AppError,
-  CreateAgentInput,
-  CreateFlowAgentInput,
-  DuplicateAgentInput,
-  ListAgentsInput,
-  ModifyAgentInput,
-  createAgent,
-  createFlowAgent,
-  duplicateAgent,
-  getAgent,
-  listAgents,
-  modifyAgent,
-  parseInput,
-  toAgentView,
-  type AgentView,
-} from '@voice/core';
-import { withAccount } from '../context';
+import type { AgentView } from '@voice/core';
+import { loadCore, withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
 const COLUMNS = ['agent_id', 'name', 'agent_type', 'voice', 'language', 'webhooks', 'updated_at'];
@@ -35,18 +19,19 @@ interface AgentFieldOptions {
 }
 
 async function readJsonFile(path: string, what: string): Promise<Record<string, unknown>> {
+  const core = await loadCore();
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch {
-    throw new AppError('VALIDATION_FAILED', `Cannot read ${what} file ${path}`);
+    throw new core.AppError('VALIDATION_FAILED', `Cannot read ${what} file ${path}`);
   }
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
     return value as Record<string, unknown>;
   } catch {
-    throw new AppError('VALIDATION_FAILED', `${what} file ${path} must contain a JSON object`);
+    throw new core.AppError('VALIDATION_FAILED', `${what} file ${path} must contain a JSON object`);
   }
 }
 
@@ -97,9 +82,12 @@ export function registerAgentCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', '1000')
     .option('--json', 'print JSON')
     .action((options: { account: string; type?: string; limit: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const query = parseInput(ListAgentsInput, { limit: options.limit, agent_type: options.type });
-        const { agents: rows, total_count } = await listAgents(deps, { accountId, ...query });
+      withAccount(options.account, async (deps, accountId, core) => {
+        const query = core.parseInput(core.ListAgentsInput, {
+          limit: options.limit,
+          agent_type: options.type,
+        });
+        const { agents: rows, total_count } = await core.listAgents(deps, { accountId, ...query });
         if (options.json) return printRecord({ agents: rows, total_count }, options);
         printRows(
           rows.map((agent) => ({ ...agent, webhooks: agent.webhooks.length })),
@@ -117,16 +105,16 @@ export function registerAgentCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((agentId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printAgent(await getAgent(deps, { accountId, agentId }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printAgent(await core.getAgent(deps, { accountId, agentId }), options),
       ),
     );
 
   agentFieldOptions(agents.command('create').description('Create a prompt-based agent')).action(
     (options: AgentFieldOptions) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(CreateAgentInput, await agentBody(options));
-        printAgent(await createAgent(deps, { accountId, ...input }), options);
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.CreateAgentInput, await agentBody(options));
+        printAgent(await core.createAgent(deps, { accountId, ...input }), options);
       }),
   );
 
@@ -136,9 +124,9 @@ export function registerAgentCommands(program: Command): void {
       .description('Change the given fields of a prompt-based agent')
       .argument('<agent-id>'),
   ).action((agentId: string, options: AgentFieldOptions) =>
-    withAccount(options.account, async (deps, accountId) => {
-      const input = parseInput(ModifyAgentInput, await agentBody(options));
-      printAgent(await modifyAgent(deps, { accountId, agentId, ...input }), options);
+    withAccount(options.account, async (deps, accountId, core) => {
+      const input = core.parseInput(core.ModifyAgentInput, await agentBody(options));
+      printAgent(await core.modifyAgent(deps, { accountId, agentId, ...input }), options);
     }),
   );
 
@@ -150,9 +138,12 @@ export function registerAgentCommands(program: Command): void {
     .requiredOption('--name <name>', 'name of the copy')
     .option('--json', 'print JSON')
     .action((agentId: string, options: { account: string; name: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(DuplicateAgentInput, { agent_name: options.name });
-        printAgent(toAgentView(await duplicateAgent(deps, { accountId, agentId, ...input })), options);
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.DuplicateAgentInput, { agent_name: options.name });
+        printAgent(
+          core.toAgentView(await core.duplicateAgent(deps, { accountId, agentId, ...input })),
+          options,
+        );
       }),
     );
 
@@ -176,15 +167,15 @@ export function registerAgentCommands(program: Command): void {
         welcomeMessage: string;
         json?: boolean;
       }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const input = parseInput(CreateFlowAgentInput, {
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.CreateFlowAgentInput, {
             name: options.name,
             language: options.language,
             voice: options.voice,
             welcome_message: options.welcomeMessage,
             flow: await readJsonFile(options.flow, 'flow'),
           });
-          printAgent(await createFlowAgent(deps, { accountId, ...input }), options);
+          printAgent(await core.createFlowAgent(deps, { accountId, ...input }), options);
         }),
     );
 }

@@ -1,14 +1,5 @@
 import type { Command } from 'commander';
-import {
-  DialCallInput,
-  ListCallsInput,
-  TERMINAL_STATUSES,
-  dialCallIdempotently,
-  getCall,
-  listCalls,
-  parseInput,
-  type FullCall,
-} from '@voice/core';
+import type { FullCall } from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
@@ -57,14 +48,14 @@ export function registerCallCommands(program: Command): void {
         idempotencyKey?: string;
         json?: boolean;
       }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const input = parseInput(DialCallInput, {
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.DialCallInput, {
             from_number: options.from,
             to_number: options.to,
             override_agent_id: options.agent,
             vars_provided: parseVars(options.var),
           });
-          const { body } = await dialCallIdempotently(deps, {
+          const { body } = await core.dialCallIdempotently(deps, {
             accountId,
             idempotencyKey: options.idempotencyKey,
             ...input,
@@ -80,8 +71,8 @@ export function registerCallCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((callId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printRecord(await getCall(deps, { accountId, callId }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printRecord(await core.getCall(deps, { accountId, callId }), options),
       ),
     );
 
@@ -101,15 +92,15 @@ export function registerCallCommands(program: Command): void {
         includeTestCalls?: boolean;
         json?: boolean;
       }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const input = parseInput(ListCallsInput, {
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.ListCallsInput, {
             limit: Number(options.limit),
             filter_criteria: {
               ...(options.status.length ? { call_status: options.status } : {}),
               include_test_calls: options.includeTestCalls ?? false,
             },
           });
-          const result = await listCalls(deps, { accountId, ...input });
+          const result = await core.listCalls(deps, { accountId, ...input });
           if (options.json) return printRecord(result, options);
           printRows(
             result.calls.map((call) => ({
@@ -132,18 +123,18 @@ export function registerCallCommands(program: Command): void {
     .option('--interval <ms>', 'how often to look', '500')
     .option('--timeout <seconds>', 'give up after this long', '600')
     .action((callId: string, options: { account: string; interval: string; timeout: string }) =>
-      withAccount(options.account, async (deps, accountId) => {
+      withAccount(options.account, async (deps, accountId, core) => {
         const deadline = Date.now() + Number(options.timeout) * 1000;
         let last = '';
         let call: FullCall;
         for (;;) {
-          call = await getCall(deps, { accountId, callId });
+          call = await core.getCall(deps, { accountId, callId });
           if (call.call_status !== last) {
             last = call.call_status;
             const reason = call.disconnection_reason ? ` (${call.disconnection_reason})` : '';
             console.log(`${new Date().toISOString()}  ${call.call_status}${reason}`);
           }
-          if ((TERMINAL_STATUSES as readonly string[]).includes(call.call_status)) break;
+          if ((core.TERMINAL_STATUSES as readonly string[]).includes(call.call_status)) break;
           if (Date.now() > deadline) throw new Error(`call ${callId} did not end within ${options.timeout}s`);
           await new Promise((resolve) => setTimeout(resolve, Number(options.interval)));
         }

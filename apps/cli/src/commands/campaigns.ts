@@ -1,21 +1,6 @@
 import type { Command } from 'commander';
-import {
-  AppError,
-  CreateCampaignInput,
-  ListCampaignsInput,
-  addCampaignContacts,
-  cancelCampaign,
-  createCampaign,
-  getCampaign,
-  listCampaigns,
-  parseInput,
-  pauseCampaign,
-  resumeCampaign,
-  validateContacts,
-  type Campaign,
-  type CoreDeps,
-} from '@voice/core';
-import { withAccount } from '../context';
+import type { Campaign, CoreDeps } from '@voice/core';
+import { withAccount, type Core } from '../context';
 import { readCsv } from '../csv';
 import { printRecord, printRows } from '../output';
 import { progressBar } from '../progress';
@@ -25,10 +10,10 @@ const COLUMNS = ['campaign_id', 'name', 'status', 'total', 'queued', 'calling', 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `mon-fri 09:00-17:00` or `sat,sun 10:00-14:00`. */
-function parseWindow(text: string) {
+function parseWindow(core: Core, text: string) {
   const match = /^([a-z,-]+)\s+(\d\d:\d\d(?::\d\d)?)-(\d\d:\d\d(?::\d\d)?)$/i.exec(text.trim());
   if (!match)
-    throw new AppError('VALIDATION_FAILED', `--window "${text}": expected e.g. "mon-fri 09:00-17:00"`);
+    throw new core.AppError('VALIDATION_FAILED', `--window "${text}": expected e.g. "mon-fri 09:00-17:00"`);
   const week = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
   const days = match[1]!
     .toLowerCase()
@@ -53,7 +38,7 @@ interface ContactRow {
  * Reads the whole CSV once to check it: a header with `to_number`, optional `timezone`, every other
  * column a variable. Returns the rows, or throws listing the bad lines (nothing is written then).
  */
-async function readContacts(path: string, defaultTimezone: string): Promise<ContactRow[]> {
+async function readContacts(core: Core, path: string, defaultTimezone: string): Promise<ContactRow[]> {
   const rows: ContactRow[] = [];
   const problems: { line: number; reason: string }[] = [];
   let header: string[] = [];
@@ -61,7 +46,7 @@ async function readContacts(path: string, defaultTimezone: string): Promise<Cont
     if ('header' in item) {
       header = item.header;
       if (!header.includes('to_number'))
-        throw new AppError('VALIDATION_FAILED', `${path}: the header must name a to_number column`);
+        throw new core.AppError('VALIDATION_FAILED', `${path}: the header must name a to_number column`);
       continue;
     }
     if (!item.fields || item.fields.length !== header.length) {
@@ -78,7 +63,7 @@ async function readContacts(path: string, defaultTimezone: string): Promise<Cont
       contact: { to_number, ...(timezone ? { timezone } : {}), variables },
     });
   }
-  const { rejected } = validateContacts(
+  const { rejected } = core.validateContacts(
     rows.map((row) => row.contact),
     defaultTimezone,
   );
@@ -88,7 +73,7 @@ async function readContacts(path: string, defaultTimezone: string): Promise<Cont
       .sort((a, b) => a.line - b.line)
       .slice(0, 50)
       .map((p) => `line ${p.line}: ${p.reason}`);
-    throw new AppError(
+    throw new core.AppError(
       'VALIDATION_FAILED',
       `${path}: ${problems.length} bad row(s), nothing was created:\n  ${listed.join('\n  ')}`,
     );
@@ -108,10 +93,10 @@ function progressDetail(campaign: Campaign) {
   return `${campaign.status}${states ? ` | ${states}` : ''}`;
 }
 
-async function watch(deps: CoreDeps, accountId: string, campaignId: string, intervalMs: number) {
+async function watch(core: Core, deps: CoreDeps, accountId: string, campaignId: string, intervalMs: number) {
   const bar = progressBar('dialing');
   for (;;) {
-    const campaign = await getCampaign(deps, { accountId, campaignId });
+    const campaign = await core.getCampaign(deps, { accountId, campaignId });
     const { total, by_state } = campaign.counts;
     bar.update(total - by_state.queued - by_state.calling, total, progressDetail(campaign));
     if (campaign.status === 'completed' || campaign.status === 'canceled' || campaign.status === 'draft') {
@@ -167,13 +152,13 @@ export function registerCampaignCommands(program: Command): void {
         draft?: boolean;
         json?: boolean;
       }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const input = parseInput(CreateCampaignInput, {
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.CreateCampaignInput, {
             name: options.name,
             agent_id: options.agent,
             from_numbers: options.from,
             timezone: options.timezone,
-            calling_windows: options.window.map(parseWindow),
+            calling_windows: options.window.map((text) => parseWindow(core, text)),
             max_concurrent_calls: Number(options.maxConcurrent),
             dials_per_minute: options.dialsPerMinute ? Number(options.dialsPerMinute) : null,
             retry_policy: {
@@ -190,14 +175,14 @@ export function registerCampaignCommands(program: Command): void {
             },
             draft: true,
           });
-          const rows = await readContacts(options.contacts, input.timezone);
-          const { body: draft } = await createCampaign(deps, { accountId, ...input });
+          const rows = await readContacts(core, options.contacts, input.timezone);
+          const { body: draft } = await core.createCampaign(deps, { accountId, ...input });
           const bar = progressBar('uploading');
           const rejected: string[] = [];
           let uploaded = 0;
           for (let from = 0; from < rows.length; from += BATCH) {
             const batch = rows.slice(from, from + BATCH);
-            const result = await addCampaignContacts(deps, {
+            const result = await core.addCampaignContacts(deps, {
               accountId,
               campaignId: draft.campaign_id,
               contacts: batch.map((row) => row.contact),
@@ -209,8 +194,8 @@ export function registerCampaignCommands(program: Command): void {
           }
           bar.done();
           const campaign = options.draft
-            ? await getCampaign(deps, { accountId, campaignId: draft.campaign_id })
-            : await resumeCampaign(deps, { accountId, campaignId: draft.campaign_id });
+            ? await core.getCampaign(deps, { accountId, campaignId: draft.campaign_id })
+            : await core.resumeCampaign(deps, { accountId, campaignId: draft.campaign_id });
           if (rejected.length > 0)
             console.log(`${rejected.length} row(s) rejected:\n  ${rejected.join('\n  ')}`);
           printRecord(options.json ? campaign : summaryRow(campaign), options);
@@ -224,8 +209,8 @@ export function registerCampaignCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--interval <ms>', 'how often to look', '1000')
     .action((campaignId: string, options: { account: string; interval: string }) =>
-      withAccount(options.account, (deps, accountId) =>
-        watch(deps, accountId, campaignId, Number(options.interval)),
+      withAccount(options.account, (deps, accountId, core) =>
+        watch(core, deps, accountId, campaignId, Number(options.interval)),
       ),
     );
 
@@ -236,12 +221,12 @@ export function registerCampaignCommands(program: Command): void {
     .option('--limit <n>', '1-1000', '50')
     .option('--json', 'print JSON')
     .action((options: { account: string; status?: string; limit: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(ListCampaignsInput, {
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.ListCampaignsInput, {
           status: options.status,
           limit: Number(options.limit),
         });
-        const rows = await listCampaigns(deps, { accountId, ...input });
+        const rows = await core.listCampaigns(deps, { accountId, ...input });
         printRows(options.json ? rows : rows.map(summaryRow), COLUMNS, options);
       }),
     );
@@ -252,15 +237,15 @@ export function registerCampaignCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((campaignId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printRecord(await getCampaign(deps, { accountId, campaignId }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printRecord(await core.getCampaign(deps, { accountId, campaignId }), options),
       ),
     );
 
   for (const [verb, fn, description] of [
-    ['pause', pauseCampaign, 'Stop new dials; calls in flight finish'],
-    ['resume', resumeCampaign, 'Continue a paused campaign, or launch a draft'],
-    ['cancel', cancelCampaign, 'Stop new dials and cancel the contacts still waiting'],
+    ['pause', 'pauseCampaign', 'Stop new dials; calls in flight finish'],
+    ['resume', 'resumeCampaign', 'Continue a paused campaign, or launch a draft'],
+    ['cancel', 'cancelCampaign', 'Stop new dials and cancel the contacts still waiting'],
   ] as const) {
     campaigns
       .command(verb)
@@ -269,8 +254,8 @@ export function registerCampaignCommands(program: Command): void {
       .requiredOption('--account <id>', 'account id')
       .option('--json', 'print JSON')
       .action((campaignId: string, options: { account: string; json?: boolean }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const campaign = await fn(deps, { accountId, campaignId });
+        withAccount(options.account, async (deps, accountId, core) => {
+          const campaign = await core[fn](deps, { accountId, campaignId });
           printRecord(options.json ? campaign : summaryRow(campaign), options);
         }),
       );

@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { AppError } from '@voice/core';
-import { MIGRATIONS_DIR, migrate } from '@voice/db/migrate';
-import { env } from '../env';
+import { loadCore } from '../context';
 
 /** The compiled CLI carries the migrations in dist/migrations; run from its sources, it reads packages/db's. */
-function migrationsDir(): string {
+function migrationsDir(fromSources: string): string {
   const beside = fileURLToPath(new URL('./migrations', import.meta.url));
-  return existsSync(beside) ? beside : MIGRATIONS_DIR;
+  return existsSync(beside) ? beside : fromSources;
 }
 
 export function registerDbCommands(program: Command): void {
@@ -16,9 +14,14 @@ export function registerDbCommands(program: Command): void {
   db.command('migrate')
     .description('Apply pending migrations (safe to run from several processes at once)')
     .action(async () => {
-      if (!env.databaseUrl) throw new AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
+      const [core, { env }, { MIGRATIONS_DIR, migrate }] = await Promise.all([
+        loadCore(),
+        import('../env'),
+        import('@voice/db/migrate'),
+      ]);
+      if (!env.databaseUrl) throw new core.AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
       const result = await migrate(env.databaseUrl, {
-        dir: migrationsDir(),
+        dir: migrationsDir(MIGRATIONS_DIR),
         log: (line) => console.log(line),
       });
       console.log(

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { AppError, addDoNotCall, listDoNotCall, parseE164, removeDoNotCall } from '@voice/core';
 import { withAccount } from '../context';
 import { readCsv } from '../csv';
 import { printRecord, printRows } from '../output';
@@ -16,9 +15,9 @@ export function registerDoNotCallCommands(program: Command): void {
     .option('--reason <text>', 'why')
     .option('--json', 'print JSON')
     .action((numbers: string[], options: { account: string; reason?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
+      withAccount(options.account, async (deps, accountId, core) =>
         printRecord(
-          await addDoNotCall(deps, { accountId, phone_numbers: numbers, reason: options.reason }),
+          await core.addDoNotCall(deps, { accountId, phone_numbers: numbers, reason: options.reason }),
           options,
         ),
       ),
@@ -32,23 +31,26 @@ export function registerDoNotCallCommands(program: Command): void {
     .option('--reason <text>', 'why')
     .option('--json', 'print JSON')
     .action((file: string, options: { account: string; reason?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
+      withAccount(options.account, async (deps, accountId, core) => {
         const numbers: string[] = [];
         let column = -1;
         for await (const item of readCsv(file)) {
           if ('header' in item) {
             column = item.header.indexOf('phone_number');
             if (column < 0)
-              throw new AppError('VALIDATION_FAILED', `${file}: the header must name a phone_number column`);
+              throw new core.AppError(
+                'VALIDATION_FAILED',
+                `${file}: the header must name a phone_number column`,
+              );
           } else if (!item.fields?.[column]) {
-            throw new AppError('VALIDATION_FAILED', `${file}: line ${item.line} has no phone_number`);
-          } else numbers.push(parseE164(item.fields[column]!.trim(), `line ${item.line}: phone_number`));
+            throw new core.AppError('VALIDATION_FAILED', `${file}: line ${item.line} has no phone_number`);
+          } else numbers.push(core.parseE164(item.fields[column]!.trim(), `line ${item.line}: phone_number`));
         }
         let added = 0;
         let already = 0;
         // Every number was checked above, so the batches below all succeed or the import writes nothing.
         for (let from = 0; from < numbers.length; from += BATCH) {
-          const result = await addDoNotCall(deps, {
+          const result = await core.addDoNotCall(deps, {
             accountId,
             phone_numbers: numbers.slice(from, from + BATCH),
             reason: options.reason,
@@ -65,9 +67,9 @@ export function registerDoNotCallCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
+      withAccount(options.account, async (deps, accountId, core) =>
         printRows(
-          await listDoNotCall(deps, { accountId }),
+          await core.listDoNotCall(deps, { accountId }),
           ['phone_number', 'reason', 'created_at'],
           options,
         ),
@@ -80,8 +82,8 @@ export function registerDoNotCallCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printRecord(await removeDoNotCall(deps, { accountId, phone_number: phoneNumber }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printRecord(await core.removeDoNotCall(deps, { accountId, phone_number: phoneNumber }), options),
       ),
     );
 }

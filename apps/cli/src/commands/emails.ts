@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ListEmailsInput, listNotificationEmails, parseInput } from '@voice/core';
 import { withAccount } from '../context';
 import { printRows } from '../output';
 
@@ -19,13 +18,13 @@ export function registerEmailCommands(program: Command): void {
     .option('--limit <n>', '1-1000', '50')
     .option('--json', 'print JSON')
     .action((options: { account: string; call?: string; status?: string; limit: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(ListEmailsInput, {
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.ListEmailsInput, {
           call_id: options.call,
           status: options.status,
           limit: Number(options.limit),
         });
-        printRows(await listNotificationEmails(deps, { accountId, ...input }), COLUMNS, options);
+        printRows(await core.listNotificationEmails(deps, { accountId, ...input }), COLUMNS, options);
       }),
     );
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CreateApiKeyInput, createApiKey, listApiKeys, parseInput, revokeApiKey } from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
@@ -14,9 +13,9 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--name <name>', 'a label for the key')
     .option('--json', 'print JSON')
     .action((options: { account: string; name: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(CreateApiKeyInput, { name: options.name });
-        const { apiKey, key } = await createApiKey(deps, { accountId, ...input });
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.CreateApiKeyInput, { name: options.name });
+        const { apiKey, key } = await core.createApiKey(deps, { accountId, ...input });
         printRecord({ ...apiKey, api_key: key }, options);
         if (!options.json) console.log('Store the API key now: it is not shown again.');
       }),
@@ -27,8 +26,8 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const rows = await listApiKeys(deps, { accountId });
+      withAccount(options.account, async (deps, accountId, core) => {
+        const rows = await core.listApiKeys(deps, { accountId });
         printRows(rows as unknown as Record<string, unknown>[], COLUMNS, options);
       }),
     );
@@ -39,8 +38,8 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((keyId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const revoked = await revokeApiKey(deps, { accountId, apiKeyId: keyId });
+      withAccount(options.account, async (deps, accountId, core) => {
+        const revoked = await core.revokeApiKey(deps, { accountId, apiKeyId: keyId });
         printRecord(revoked as unknown as Record<string, unknown>, options);
       }),
     );

@@ -1,12 +1,4 @@
 import type { Command } from 'commander';
-import {
-  AddPhoneNumberInput,
-  AssignPhoneNumberInput,
-  addPhoneNumber,
-  assignPhoneNumber,
-  listPhoneNumbers,
-  parseInput,
-} from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
@@ -22,12 +14,12 @@ export function registerNumberCommands(program: Command): void {
     .option('--display-name <name>', 'a label for the number')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; displayName?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(AddPhoneNumberInput, {
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.AddPhoneNumberInput, {
           phone_number: phoneNumber,
           display_name: options.displayName,
         });
-        printRecord(await addPhoneNumber(deps, { accountId, ...input }), options);
+        printRecord(await core.addPhoneNumber(deps, { accountId, ...input }), options);
       }),
     );
   numbers
@@ -36,8 +28,8 @@ export function registerNumberCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        printRows(await listPhoneNumbers(deps, { accountId }), COLUMNS, options);
+      withAccount(options.account, async (deps, accountId, core) => {
+        printRows(await core.listPhoneNumbers(deps, { accountId }), COLUMNS, options);
       }),
     );
   numbers
@@ -48,12 +40,12 @@ export function registerNumberCommands(program: Command): void {
     .requiredOption('--agent <id>', 'agent id')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; agent: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(AssignPhoneNumberInput, {
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.AssignPhoneNumberInput, {
           phone_number: phoneNumber,
           agent_id: options.agent,
         });
-        printRecord(await assignPhoneNumber(deps, { accountId, ...input }), options);
+        printRecord(await core.assignPhoneNumber(deps, { accountId, ...input }), options);
       }),
     );
   numbers
@@ -63,9 +55,9 @@ export function registerNumberCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
+      withAccount(options.account, async (deps, accountId, core) => {
         printRecord(
-          await assignPhoneNumber(deps, { accountId, phone_number: phoneNumber, agent_id: null }),
+          await core.assignPhoneNumber(deps, { accountId, phone_number: phoneNumber, agent_id: null }),
           options,
         );
       }),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { resealSecrets } from '@voice/core';
 import { withDeps } from '../context';
 import { printRecord } from '../output';
 
@@ -13,8 +12,8 @@ export function registerSecretCommands(program: Command): void {
     )
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) =>
-      withDeps(async (deps) => {
-        const counts = await resealSecrets(deps);
+      withDeps(async (deps, core) => {
+        const counts = await core.resealSecrets(deps);
         printRecord({ webhooks_resealed: counts.webhooks, deliveries_resealed: counts.deliveries }, options);
       }),
     );

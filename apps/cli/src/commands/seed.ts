@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { seedDemo } from '@voice/core';
 import { withDeps } from '../context';
 import { printRecord } from '../output';
 
@@ -11,8 +10,8 @@ export function registerSeedCommands(program: Command): void {
     .option('--key <api-key>', 'a demo key from an earlier run, reused when still valid')
     .option('--json', 'print JSON')
     .action((options: { key?: string; json?: boolean }) =>
-      withDeps(async (deps) => {
-        const result = await seedDemo(deps, { knownKey: options.key });
+      withDeps(async (deps, core) => {
+        const result = await core.seedDemo(deps, { knownKey: options.key });
         printRecord(
           {
             account_id: result.accountId,

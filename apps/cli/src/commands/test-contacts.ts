@@ -1,11 +1,4 @@
 import type { Command } from 'commander';
-import {
-  AddTestContactInput,
-  addTestContact,
-  listTestContacts,
-  parseInput,
-  removeTestContact,
-} from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
@@ -22,9 +15,12 @@ export function registerTestContactCommands(program: Command): void {
     .option('--name <name>', 'who this phone belongs to')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; name?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const input = parseInput(AddTestContactInput, { phone_number: phoneNumber, name: options.name });
-        printRecord(await addTestContact(deps, { accountId, ...input }), options);
+      withAccount(options.account, async (deps, accountId, core) => {
+        const input = core.parseInput(core.AddTestContactInput, {
+          phone_number: phoneNumber,
+          name: options.name,
+        });
+        printRecord(await core.addTestContact(deps, { accountId, ...input }), options);
       }),
     );
   contacts
@@ -32,9 +28,9 @@ export function registerTestContactCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
+      withAccount(options.account, async (deps, accountId, core) =>
         printRows(
-          await listTestContacts(deps, { accountId }),
+          await core.listTestContacts(deps, { accountId }),
           ['phone_number', 'name', 'created_at'],
           options,
         ),
@@ -46,8 +42,8 @@ export function registerTestContactCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printRecord(await removeTestContact(deps, { accountId, phone_number: phoneNumber }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printRecord(await core.removeTestContact(deps, { accountId, phone_number: phoneNumber }), options),
       ),
     );
 }

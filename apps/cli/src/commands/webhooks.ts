@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ListDeliveriesInput, getDelivery, listDeliveries, parseInput, redeliver } from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
 
@@ -27,14 +26,14 @@ export function registerWebhookCommands(program: Command): void {
         limit: string;
         json?: boolean;
       }) =>
-        withAccount(options.account, async (deps, accountId) => {
-          const input = parseInput(ListDeliveriesInput, {
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.ListDeliveriesInput, {
             call_id: options.call,
             agent_id: options.agent,
             status: options.status,
             limit: Number(options.limit),
           });
-          printRows(await listDeliveries(deps, { accountId, ...input }), COLUMNS, options);
+          printRows(await core.listDeliveries(deps, { accountId, ...input }), COLUMNS, options);
         }),
     );
 
@@ -45,8 +44,8 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((deliveryId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) => {
-        const { attempts, ...delivery } = await getDelivery(deps, { accountId, deliveryId });
+      withAccount(options.account, async (deps, accountId, core) => {
+        const { attempts, ...delivery } = await core.getDelivery(deps, { accountId, deliveryId });
         if (options.json) return printRecord({ ...delivery, attempts }, options);
         printRecord(delivery, options);
         printRows(attempts, ATTEMPT_COLUMNS, options);
@@ -62,8 +61,8 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action((deliveryId: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId) =>
-        printRecord(await redeliver(deps, { accountId, deliveryId }), options),
+      withAccount(options.account, async (deps, accountId, core) =>
+        printRecord(await core.redeliver(deps, { accountId, deliveryId }), options),
       ),
     );
 }

@@ -1,8 +1,8 @@
-// Worker start-up and idle memory: the worker as production runs it (`node dist/main.js`, prebuilt
-// workflow bundle) beside the same worker run from its sources through tsx (bundling its workflows when
-// it starts), each started `RUNS` times against the same database and Temporal server. Ready = its
-// /healthz answers 200; idle RSS = VmRSS of the process tree ten seconds later.
-import { spawn } from 'node:child_process';
+// Start-up: the worker as production runs it (`node dist/main.js`, prebuilt workflow bundle) beside the
+// same worker run from its sources through tsx (bundling its workflows when it starts), each started
+// `RUNS` times against the same database and Temporal server (ready = its /healthz answers 200; idle
+// RSS = VmRSS of the process tree ten seconds later); and `voice --help`, compiled and from source.
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,37 @@ for (const [name, args] of Object.entries(modes)) {
   );
 }
 await bench.close();
-console.log(benchTitle('worker start-up', bench));
+
+// The CLI: `voice --help` loads the program's commands only, never the domain or database client.
+const cliRuns = Number(process.env.BENCH_CLI_RUNS ?? 20);
+const cliModes = {
+  'compiled (bin/voice.mjs)': ['bin/voice.mjs', '--help'],
+  'from source (tsx src/main.ts)': [tsx, 'src/main.ts', '--help'],
+};
+for (const [name, args] of Object.entries(cliModes)) {
+  const times: number[] = [];
+  for (let i = 0; i < cliRuns; i += 1) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, args, { cwd: `${root}apps/cli`, stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`voice --help exited with ${result.status}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  results.push(
+    `  voice --help, ${name.padEnd(29)} p50 ${(percentile(times, 50) / 1000).toFixed(2)} s, p90 ${(percentile(times, 90) / 1000).toFixed(2)} s (${cliRuns} runs)`,
+  );
+}
+const bare: number[] = [];
+for (let i = 0; i < cliRuns; i += 1) {
+  const started = performance.now();
+  spawnSync(process.execPath, ['-e', '0']);
+  bare.push(performance.now() - started);
+}
+bare.sort((a, b) => a - b);
+results.push(
+  `  bare node -e 0 (the floor)                 p50 ${(percentile(bare, 50) / 1000).toFixed(2)} s`,
+);
+
+console.log(benchTitle('start-up', bench));
 for (const line of results) console.log(line);
 process.exit(0);
