@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export type Db = PrismaClient;
@@ -8,7 +9,23 @@ export interface CreateDbOptions {
   maxConnections?: number;
 }
 
+/**
+ * A connection pool whose every connection always has an 'error' listener. PostgreSQL ends connections
+ * on its own (a restart, a failover, `pg_terminate_backend`), and a connection that is checked out but
+ * between two queries has no other listener: its 'error' event would be unhandled and end the process.
+ * The query in flight fails on its own; the pool discards the broken connection when it comes back.
+ */
+export function createPool(connectionString: string, maxConnections = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max: maxConnections });
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return pool;
+}
+
 export function createDb(connectionString: string, options: CreateDbOptions = {}): Db {
-  const adapter = new PrismaPg({ connectionString, max: options.maxConnections ?? 10 });
+  const adapter = new PrismaPg(createPool(connectionString, options.maxConnections), {
+    disposeExternalPool: true,
+  });
   return new PrismaClient({ adapter });
 }
