@@ -6,7 +6,7 @@ export const env = {
   path: process.env.PATH ?? '',
 };
 
-/** This process's environment plus `extra`, for tools it runs (the Go toolchain). */
+/** This process's environment plus `extra`, for the programs it runs (the Go toolchain, services under test). */
 export const childEnvironment = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
   ...process.env,
   ...extra,

@@ -5,6 +5,7 @@ import { REPO_ROOT } from './paths';
 import { freePort } from './ports';
 import { spawnTypeScript } from './typescript-process';
 import { waitFor } from './wait';
+import { childEnvironment } from './env';
 
 /**
  * The api and the worker as real processes, for the suites that test them as operators run them: the
@@ -69,7 +70,7 @@ function spawnApp(app: App, build: ServiceBuild, env: Record<string, string>) {
   if (build === 'source') return spawnTypeScript(join(cwd, 'src', 'main.ts'), env, { cwd });
   return spawn(process.execPath, ['--enable-source-maps', join(cwd, 'dist', 'main.js')], {
     cwd,
-    env: { ...process.env, ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

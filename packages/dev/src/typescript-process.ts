@@ -2,6 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { childEnvironment } from './env';
 
 // tsx as a loader, not its CLI (which would run the program in a second, child process): the process
 // spawned is the program itself, so a SIGKILL kills it rather than leaving it running as an orphan.
@@ -18,7 +19,7 @@ export function spawnTypeScript(
 ): ChildProcessByStdio<null, Readable, Readable> {
   return spawn(process.execPath, ['--import', TSX_LOADER, main], {
     cwd,
-    env: { ...process.env, ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
