@@ -47,7 +47,9 @@ const worker = await createWorker({
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   deps,
 });
-const relay = startWorkflowRelay(deps, { onError: (err) => logger.warn({ err }, 'call relay pass failed') });
+const relay = startWorkflowRelay(deps, {
+  onError: (err) => logger.warn({ err }, 'workflow relay pass failed'),
+});
 const health = await startHealthServer(
   { worker, db },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },

@@ -90,8 +90,8 @@ export async function startProductionTemporal(
   const log = options.log ?? (() => {});
   const build = buildTemporalServer(log);
   const { postgres, databases, dir } = options;
-  const sqlTool = (database: string, args: string[]) => {
-    const result = spawnSync(
+  const sqlTool = (database: string, args: string[]) =>
+    spawnSync(
       build.sqlTool,
       [
         '--plugin',
@@ -109,8 +109,6 @@ export async function startProductionTemporal(
       ],
       { encoding: 'utf8' },
     );
-    return result;
-  };
   for (const [database, schema] of [
     [databases.main, 'temporal'],
     [databases.visibility, 'visibility'],

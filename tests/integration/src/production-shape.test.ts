@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { verifyWebhook } from '@voice/client';
+import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import {
   callApi,
+  SECRETS_KEY,
   serviceEnv,
   startApi,
   startWorker,
@@ -31,13 +32,12 @@ let api: ApiProcess;
 let worker: WorkerProcess;
 let client: Client;
 let connection: Connection;
-let receiver: Server;
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+let receiver: WebhookReceiver;
 let demo: { account_id: string; agent_id: string; api_key: string };
 
 function voice(...args: string[]) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, DATABASE_URL: database.url, SECRETS_KEY: 's'.repeat(32) },
+    env: { ...process.env, DATABASE_URL: database.url, SECRETS_KEY },
     encoding: 'utf8',
   });
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -50,16 +50,7 @@ const post = (path: string, body: unknown, method = 'POST') =>
 const output = () => `--- api\n${api?.output()}\n--- worker\n${worker?.output()}`;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverHost = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  receiver = await startWebhookReceiver();
 
   // An empty database, migrated and seeded by the compiled CLI, as the compose file's migrate job does.
   database = await createTestDatabase({ migrated: false });
@@ -69,7 +60,7 @@ beforeAll(async () => {
   const temporalAddress = inject('temporalAddress');
   const env = {
     ...serviceEnv({ databaseUrl: database.url, temporalAddress, taskQueue: 'voice-agent' }),
-    WEBHOOK_ALLOWED_HOSTS: receiverHost,
+    WEBHOOK_ALLOWED_HOSTS: receiver.host,
     WEBHOOK_RETRY_SCHEDULE_MS: '500,500',
   };
   [api, worker] = await Promise.all([
@@ -81,7 +72,7 @@ beforeAll(async () => {
 
   const modified = await post(
     `/functions/v1/agent-modify/${demo.agent_id}`,
-    { webhooks: [{ name: 'receiver', url: `http://${receiverHost}/hooks`, secret: SECRET }] },
+    { webhooks: [{ name: 'receiver', url: `http://${receiver.host}/hooks`, secret: SECRET }] },
     'PATCH',
   );
   expect(modified.status, modified.text).toBe(200);
@@ -123,7 +114,7 @@ describe('the compiled services on the Temporal server with PostgreSQL persisten
     const delivery = await waitFor(
       'the call_ended webhook',
       30_000,
-      async () => received.find((request) => request.body.includes(callId)),
+      async () => receiver.received.find((request) => request.body.includes(callId)),
       { detail: output },
     );
     const event = verifyWebhook<{ event: string; call: { call_id: string } }>(
