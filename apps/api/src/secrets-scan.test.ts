@@ -1,5 +1,4 @@
-import { execFile, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { signWebhook } from '@voice/core';
@@ -11,7 +10,15 @@ import {
   type WebhookReceiver,
 } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
-import { freePort, spawnTypeScript } from '@voice/dev';
+import {
+  freePort,
+  killStartedProcesses,
+  startApi,
+  startWorker,
+  waitFor,
+  type ApiProcess,
+  type WorkerProcess,
+} from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { http, seedAccount } from '../test/harness';
 
@@ -19,33 +26,6 @@ import { http, seedAccount } from '../test/harness';
 const SECRET = 'whsec_cGxhbnRlZC1zZWNyZXQtZm9yLXRoZS1zY2Fu';
 const HEADER_VALUE = 'planted-header-value-6c1f0e';
 const NEEDLES = [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE];
-
-const API_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const WORKER_MAIN = fileURLToPath(new URL('../../worker/src/main.ts', import.meta.url));
-
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** A service as a real process, all its output kept. */
-function startService(main: string, env: Record<string, string>): Service {
-  const child = spawnTypeScript(main, env);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output };
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** Every string in a workflow history, payload bytes decoded as UTF-8. */
 function historyText(value: unknown): string {
@@ -57,8 +37,8 @@ function historyText(value: unknown): string {
 }
 
 let database: TestDatabase;
-let api: Service;
-let worker: Service;
+let api: ApiProcess;
+let worker: WorkerProcess;
 let connection: Connection;
 let receiver: WebhookReceiver;
 
@@ -68,7 +48,7 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: inject('temporalAddress') });
 });
 afterAll(async () => {
-  for (const service of [api, worker]) service?.child.kill('SIGKILL');
+  await killStartedProcesses();
   receiver?.close();
   await connection?.close();
   await database?.drop();
@@ -90,11 +70,8 @@ describe('secrets hygiene', () => {
       SIMULATOR_RING_MS: '0',
       SIMULATOR_TALK_MS: '10',
     };
-    const apiPort = await freePort();
-    worker = startService(WORKER_MAIN, { ...env, WORKER_HEALTH_PORT: String(await freePort()) });
-    api = startService(API_MAIN, { ...env, PORT: String(apiPort) });
-    const url = `http://127.0.0.1:${apiPort}`;
-    await until('the api', async () => ((await fetch(`${url}/healthz`)).ok ? true : undefined), 60_000);
+    [worker, api] = await Promise.all([startWorker('worker', env), startApi('api', env)]);
+    const url = api.url;
 
     const { deps } = await createTestDeps();
     const seeded = await seedAccount({ ...deps, db: database.db }, 'Scan', ['+14155550181']);
@@ -126,11 +103,11 @@ describe('secrets hygiene', () => {
       to_number: '+14155550009',
       override_agent_id: agentId,
     });
-    await until(
+    await waitFor(
       'the call_ended delivery',
-      async () =>
-        (await database.db.webhookDelivery.findFirst({ where: { status: 'delivered' } })) ?? undefined,
       60_000,
+      async () => database.db.webhookDelivery.findFirst({ where: { status: 'delivered' } }),
+      { detail: () => worker.output().slice(-4_000) },
     );
     await call('GET', `/functions/v1/call-get/${String(dialed.call_id)}`);
     const metrics = await (await fetch(`${url}/metrics`)).text();

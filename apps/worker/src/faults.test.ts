@@ -17,15 +17,17 @@ import {
 } from '@voice/core';
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
-import { freePort, waitFor, within } from '@voice/dev';
-import { afterAll, describe, expect, it, inject } from 'vitest';
 import {
+  freePort,
   killStartedProcesses,
-  startDevServer,
-  startWorkerProcess,
-  waitForHealth,
-  type RunningProcess,
-} from '../test/processes';
+  startDevServerProcess,
+  startWorker,
+  waitFor,
+  within,
+  type ServiceProcess,
+  type WorkerProcess,
+} from '@voice/dev';
+import { afterAll, describe, expect, it, inject } from 'vitest';
 import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 
@@ -229,22 +231,14 @@ async function setUpAccount(deps: CoreDeps, name: string, from: string, webhookH
   return { accountId: account.id, agentId: agent.agent_id };
 }
 
-type WorkerProcess = RunningProcess & { healthUrl: string };
-
-async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const healthPort = await freePort();
-  const worker = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(healthPort) });
-  const healthUrl = `http://127.0.0.1:${healthPort}/healthz`;
-  await waitForHealth(healthUrl, 60_000, worker);
-  return { ...worker, healthUrl };
-}
-
 /** SIGTERM: the worker drains and exits 0 (bounded, so a hang fails here rather than at the test timeout). */
-const stopGracefully = (worker: RunningProcess) =>
-  within('the worker to stop on SIGTERM', worker.stop('SIGTERM'), {
+const stopGracefully = async (worker: ServiceProcess) => {
+  const exit = await within('the worker to stop on SIGTERM', worker.stop(60_000), {
     timeoutMs: 30_000,
     detail: () => tail(worker.output()),
   });
+  return exit.signal ?? exit.code;
+};
 
 async function health(worker: WorkerProcess): Promise<unknown> {
   try {
@@ -293,7 +287,7 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
         WEBHOOK_RETRY_SCHEDULE_MS: '300,600,1200,2400',
       });
 
-      const first = await startWorker(env);
+      const first = await startWorker('worker', env);
       const campaign = await createTestCampaign(deps, {
         accountId,
         agentId,
@@ -316,7 +310,7 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
         { intervalMs: 50, detail: () => tail(first.output()) },
       );
       const killedAt = Date.now();
-      expect(await first.stop('SIGKILL')).toBeNull();
+      expect(await first.kill()).toEqual({ code: null, signal: 'SIGKILL' });
       const pendingAtKill = new Set(
         (await deps.db.webhookDelivery.findMany({ where: { status: 'pending' }, select: { id: true } })).map(
           (d) => d.id,
@@ -325,7 +319,7 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
       const afterKill = await callFigures(deps.db, campaignId);
       const requestsAtKill = receiver.requests.length;
 
-      const second = await startWorker(env);
+      const second = await startWorker('worker', env);
       const secondHealthyAt = Date.now();
       const result = await within(
         'the campaign workflow to finish on the second worker',
@@ -454,7 +448,7 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       dir = await mkdtemp(join(tmpdir(), 'voice-faults-'));
       const dbFile = join(dir, 'temporal.db');
       const port = await freePort();
-      const server = await startDevServer({ port, dbFile });
+      const server = await startDevServerProcess({ port, dbFile });
       if (!server) return context.skip('no Temporal CLI binary to run a dev server of this test’s own');
 
       const made = await createTestDeps();
@@ -469,6 +463,7 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       const from = '+14155550181';
       const { accountId, agentId } = await setUpAccount(deps, 'Server restart', from);
       const worker = await startWorker(
+        'worker',
         workerEnv({
           DATABASE_URL: database.url,
           TEMPORAL_ADDRESS: server.address,
@@ -476,9 +471,7 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
         }),
       );
       let workerExit: string | null = null;
-      void worker.exited.then(
-        (code) => (workerExit = `exit code ${code}, signal ${worker.child.signalCode}`),
-      );
+      void worker.exited.then((exit) => (workerExit = `exited: ${JSON.stringify(exit)}`));
 
       const campaign = await createTestCampaign(deps, {
         accountId,
@@ -501,12 +494,12 @@ describe('the Temporal dev server restarted (with its persistence file) mid-camp
       // SIGKILL, not SIGTERM: a crash flushes and drains nothing, so the restart must recover from
       // what SQLite had committed. A graceful stop would be the easier case.
       const killedAt = Date.now();
-      await server.stop('SIGKILL');
+      await server.kill();
       await connection.close();
       connection = undefined;
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
       const duringOutage = { exit: workerExit, health: await health(worker) };
-      const restarted = await startDevServer({ port, dbFile });
+      const restarted = await startDevServerProcess({ port, dbFile });
       const servingAgainAt = Date.now();
       connection = await Connection.connect({ address: restarted!.address });
       const client = new Client({ connection });

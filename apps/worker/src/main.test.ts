@@ -1,5 +1,5 @@
 import { createServer as createHttpServer } from 'node:http';
-import { freePort } from '@voice/dev';
+import { freePort, killStartedProcesses, startWorker } from '@voice/dev';
 import { Client, Connection } from '@temporalio/client';
 import {
   addPhoneNumber,
@@ -12,7 +12,6 @@ import {
 } from '@voice/core';
 import { createTestDeps, testAgentInput, TEST_SECRETS_KEY } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import { killStartedProcesses, startWorkerProcess, waitForHealth } from '../test/processes';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -27,23 +26,20 @@ afterAll(killStartedProcesses);
 
 describe('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
-    const healthPort = await freePort();
-    const worker = startWorkerProcess({
+    const worker = await startWorker('worker', {
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: `process-test-${healthPort}`,
+      TEMPORAL_TASK_QUEUE: `process-test-${await freePort()}`,
       JWT_SECRET: 'x'.repeat(32),
       SECRETS_KEY: TEST_SECRETS_KEY,
-      WORKER_HEALTH_PORT: String(healthPort),
       LOG_LEVEL: 'info',
     });
     try {
-      const health = await waitForHealth(`http://127.0.0.1:${healthPort}/healthz`, 60_000, worker);
-      expect(health.body).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
+      const health = await fetch(worker.healthUrl);
+      expect(await health.json()).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
     } finally {
-      worker.child.kill('SIGTERM');
+      expect(await worker.stop(), worker.output()).toEqual({ code: 0, signal: null });
     }
-    expect(await worker.exited, worker.output()).toBe(0);
     expect(worker.output()).toContain('worker stopped');
   });
 });
@@ -73,7 +69,7 @@ describe('a worker process killed mid-call', () => {
       await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550170' });
       await deps.db.phoneNumber.update({ where: { number: '+14155550170' }, data: { agentId: agent.id } });
 
-      const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      const first = await startWorker('worker', env);
       const client = new Client({ connection });
       const { call_id } = await dialCall(
         { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
@@ -84,18 +80,16 @@ describe('a worker process killed mid-call', () => {
         if (Date.now() > deadline) throw new Error(`call never connected: ${first.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      first.child.kill('SIGKILL');
-      await first.exited;
+      await first.kill();
       expect((await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status).toBe('ongoing');
 
-      const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      const second = await startWorker('worker', env);
       try {
         expect(await client.workflow.getHandle(workflowIds.call(call_id)).result()).toEqual({
           status: 'ended',
         });
       } finally {
-        second.child.kill('SIGTERM');
-        await second.exited;
+        await second.stop();
       }
       const call = await getCall(deps, { accountId: account.id, callId: call_id });
       expect([call.call_status, call.duration_ms]).toEqual(['ended', 4000]);
@@ -165,7 +159,7 @@ describe('a worker process killed between two webhook attempts', () => {
         data: { agentId: agent.agent_id },
       });
 
-      const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      const first = await startWorker('worker', env);
       await dialCall(
         { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
         { accountId: account.id, from_number: '+14155550171', to_number: '+14155550009' },
@@ -177,20 +171,18 @@ describe('a worker process killed between two webhook attempts', () => {
       }
       // Let the worker report the attempt, then kill it while the workflow waits for the retry.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      first.child.kill('SIGKILL');
-      await first.exited;
+      await first.kill();
       outputs.push(first.output());
       expect(requests).toHaveLength(1);
 
-      const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+      const second = await startWorker('worker', env);
       try {
         const delivery = await deps.db.webhookDelivery.findFirstOrThrow();
         expect(await client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result()).toBe(
           'delivered',
         );
       } finally {
-        second.child.kill('SIGTERM');
-        await second.exited;
+        await second.stop();
         outputs.push(second.output());
       }
       const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
@@ -243,7 +235,7 @@ describe('a worker process killed mid-campaign', () => {
           data: { accountId: account.id, name: 'Bot', voiceId: 'he-ori', prompt: 'Hi.' },
         });
         await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550172' });
-        const first = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+        const first = await startWorker('worker', env);
         const { body: campaign } = await createCampaign(
           { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
           {
@@ -264,17 +256,15 @@ describe('a worker process killed mid-campaign', () => {
           if (Date.now() > deadline) throw new Error(`campaign never dialed: ${first.output()}`);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        first.child.kill('SIGKILL');
-        await first.exited;
+        await first.kill();
 
-        const second = startWorkerProcess({ ...env, WORKER_HEALTH_PORT: String(await freePort()) });
+        const second = await startWorker('worker', env);
         try {
           expect(await client.workflow.getHandle(workflowIds.campaign(campaign.campaign_id)).result()).toBe(
             'completed',
           );
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
         const contacts = await deps.db.campaignContact.findMany({
           where: { campaignId: campaign.campaign_id },

@@ -7,3 +7,4 @@ export * from './temporal-production-server';
 export * from './services';
 export * from './wait';
 export * from './http';
+export * from './deploy';

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { REPO_ROOT } from './paths';
@@ -8,14 +9,18 @@ import { waitFor } from './wait';
 import { childEnvironment } from './env';
 
 /**
- * The api and the worker as real processes, for the suites that test them as operators run them: the
- * fault suites from their sources, the integration suite from their compiled JavaScript (`pnpm build`).
+ * The one harness for tests that run services as real processes: the api and the worker as operators
+ * run them (the fault and process suites from their sources, the integration suite compiled and
+ * deployed), and any other server a test starts and kills itself (a Temporal dev server).
  */
 
 type App = 'api' | 'worker';
-/** `source`: src/main.ts through tsx; `compiled`: `node dist/main.js`, as production runs it. */
-export type ServiceBuild = 'source' | 'compiled';
-const OUTPUT_LINES_KEPT = 300;
+/**
+ * `source`: src/main.ts through tsx; `compiled`: `node dist/main.js` in the workspace; `{ deployedIn }`:
+ * `node dist/main.js` in `<deployedIn>/<app>`, a `pnpm deploy --prod` of it (see deployServices), with
+ * production dependencies only, as its image runs it.
+ */
+export type ServiceBuild = 'source' | 'compiled' | { deployedIn: string };
 
 export const JWT_SECRET = 'service-tests-jwt-secret-long-enough-for-hs256';
 export const SECRETS_KEY = 's'.repeat(32);
@@ -53,7 +58,7 @@ export interface Exit {
 export interface ServiceProcess {
   readonly name: string;
   readonly pid: number;
-  /** The last lines the process wrote (stdout and stderr), for failure messages. */
+  /** Everything the process wrote (stdout and stderr, line by line), for failure messages and scans. */
   output(): string;
   /** Lines the service logged at error level or above. */
   errorLogs(): string[];
@@ -66,7 +71,7 @@ export interface ServiceProcess {
 }
 
 function spawnApp(app: App, build: ServiceBuild, env: Record<string, string>) {
-  const cwd = join(REPO_ROOT, 'apps', app);
+  const cwd = typeof build === 'object' ? join(build.deployedIn, app) : join(REPO_ROOT, 'apps', app);
   if (build === 'source') return spawnTypeScript(join(cwd, 'src', 'main.ts'), env, { cwd });
   return spawn(process.execPath, ['--enable-source-maps', join(cwd, 'dist', 'main.js')], {
     cwd,
@@ -75,28 +80,31 @@ function spawnApp(app: App, build: ServiceBuild, env: Record<string, string>) {
   });
 }
 
-function spawnService(
-  app: App,
+const started = new Set<ServiceProcess>();
+
+/**
+ * A spawned process (stdout and stderr piped) as a ServiceProcess, its output kept; it stays on the
+ * list killStartedProcesses kills until it exits.
+ */
+export function trackProcess(
   name: string,
-  env: Record<string, string>,
-  { build = 'source', onLine = () => {} }: { build?: ServiceBuild; onLine?: (line: string) => void } = {},
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  onLine: (line: string) => void = () => {},
 ): ServiceProcess {
-  const child = spawnApp(app, build, env);
   const lines: string[] = [];
   const errorLogs: string[] = [];
   const record = (line: string) => {
     lines.push(line);
-    if (lines.length > OUTPUT_LINES_KEPT) lines.shift();
     if (/^\{"level":(5|6)\d,/.test(line)) errorLogs.push(line);
     onLine(line);
   };
   createInterface({ input: child.stdout }).on('line', record);
   createInterface({ input: child.stderr }).on('line', record);
   const exited = new Promise<Exit>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('close', (code, signal) => resolve({ code, signal })),
   );
   const running = () => child.exitCode === null && child.signalCode === null;
-  return {
+  const service: ServiceProcess = {
     name,
     pid: child.pid ?? -1,
     output: () => lines.join('\n'),
@@ -118,6 +126,26 @@ function spawnService(
       }
     },
   };
+  started.add(service);
+  void exited.then(() => started.delete(service));
+  return service;
+}
+
+/**
+ * SIGKILLs every process this harness started that still runs: for afterAll, which runs even when a
+ * test failed half-way and left its processes behind.
+ */
+export async function killStartedProcesses(): Promise<void> {
+  await Promise.all([...started].map((service) => service.kill()));
+}
+
+function spawnService(
+  app: App,
+  name: string,
+  env: Record<string, string>,
+  { build = 'source', onLine }: { build?: ServiceBuild; onLine?: (line: string) => void } = {},
+): ServiceProcess {
+  return trackProcess(name, spawnApp(app, build, env), onLine);
 }
 
 /** Fails with the process's output if it exits before `ready` settles. */

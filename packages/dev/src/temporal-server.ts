@@ -4,6 +4,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { childEnvironment, env } from './env';
 import { CACHE_DIR } from './paths';
+import { trackProcess, type ServiceProcess } from './services';
 
 /**
  * Finds a Temporal server for development and tests, in this order:
@@ -118,16 +119,7 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
 
   if (!cli.path) return startWithSdkDownload({ ...options, port, uiPort }, address, uiUrl);
 
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
-  args.push(...(options.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
-  if (options.dbFile) {
-    mkdirSync(dirname(options.dbFile), { recursive: true });
-    args.push('--db-filename', options.dbFile);
-  }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
-    args.push('--search-attribute', `${name}=${type}`);
-  for (const setting of DEV_SERVER_SETTINGS) args.push('--dynamic-config-value', setting);
-
+  const args = devServerArgs({ port, uiPort: options.headless ? null : uiPort, dbFile: options.dbFile });
   const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (options.logFile) {
     mkdirSync(dirname(options.logFile), { recursive: true });
@@ -149,6 +141,52 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
     throw error;
   }
   return { address, uiUrl, source: cli.source, stop: () => stopChild(child) };
+}
+
+/** The dev server's arguments: our search attributes and dynamic config; no Web UI when uiPort is null. */
+function devServerArgs({ port, uiPort, dbFile }: { port: number; uiPort: number | null; dbFile?: string }) {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
+  args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (dbFile) {
+    mkdirSync(dirname(dbFile), { recursive: true });
+    args.push('--db-filename', dbFile);
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
+  for (const setting of DEV_SERVER_SETTINGS) args.push('--dynamic-config-value', setting);
+  return args;
+}
+
+/**
+ * A dev server of the caller's own, configured as startTemporal's but as a process the caller may kill
+ * and start again on the same port and SQLite file (the fault suites). Null when no Temporal CLI binary
+ * is at hand (the SDK's download starts servers it does not let the caller kill).
+ */
+export async function startDevServerProcess({
+  port,
+  dbFile,
+}: {
+  port: number;
+  dbFile: string;
+}): Promise<(ServiceProcess & { address: string }) | null> {
+  const cli = resolveTemporalCli();
+  if (!cli.path) return null;
+  const child = spawn(cli.path, devServerArgs({ port, uiPort: null, dbFile }), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const server = trackProcess('temporal dev server', child);
+  const address = `127.0.0.1:${port}`;
+  const early = server.exited.then((exit) => {
+    throw new Error(`Temporal dev server exited early (${JSON.stringify(exit)}): ${server.output()}`);
+  });
+  early.catch(() => {});
+  try {
+    await Promise.race([waitUntilServing(address, 60_000), early]);
+  } catch (error) {
+    await server.kill();
+    throw error;
+  }
+  return Object.assign(server, { address });
 }
 
 async function startWithSdkDownload(

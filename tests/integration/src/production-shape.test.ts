@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { verifyWebhook } from '@voice/client';
 import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
@@ -18,12 +19,15 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
- * The production shape without Docker: the compiled api, worker and CLI (`node dist/...`, what the
- * images run) against the Temporal server built from source with PostgreSQL persistence and SQL
- * visibility, and PostgreSQL, wired as docker-compose wires them.
+ * The production shape without Docker: the api, worker and CLI as their images hold them (a
+ * `pnpm deploy --prod` of each: `node dist/...` with production dependencies only) against the Temporal
+ * server built from source with PostgreSQL persistence and SQL visibility, and PostgreSQL, wired as
+ * docker-compose wires them.
  */
 
-const CLI = fileURLToPath(new URL('../../../apps/cli/bin/voice.mjs', import.meta.url));
+const deployRoot = inject('deployRoot');
+const CLI = join(deployRoot, 'cli', 'bin', 'voice.mjs');
+const TOOLING = ['typescript', 'tsx', 'prisma', 'vitest', '@voice/core', '@voice/db'];
 const SECRET = 'whsec_aW50ZWdyYXRpb24tc3VpdGUtc2VjcmV0';
 const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'];
 
@@ -64,8 +68,8 @@ beforeAll(async () => {
     WEBHOOK_RETRY_SCHEDULE_MS: '500,500',
   };
   [api, worker] = await Promise.all([
-    startApi('api', env, 'compiled'),
-    startWorker('worker', env, 'compiled'),
+    startApi('api', env, { deployedIn: deployRoot }),
+    startWorker('worker', env, { deployedIn: deployRoot }),
   ]);
   connection = await Connection.connect({ address: temporalAddress });
   client = new Client({ connection });
@@ -98,6 +102,24 @@ async function untilTerminal(callId: string) {
 }
 
 describe('the compiled services on the Temporal server with PostgreSQL persistence', () => {
+  it('run with production dependencies only: no TypeScript tooling and no sources', () => {
+    // Asked of a plain node in each directory, as the image's node resolves imports; pg, which every
+    // service uses, shows the probe finds what is there.
+    const probe = `console.log(JSON.stringify(${JSON.stringify([...TOOLING, 'pg'])}.filter((name) => {
+      try { import.meta.resolve(name); return true; } catch { return false; }
+    })))`;
+    for (const app of ['api', 'worker', 'cli']) {
+      const dir = join(deployRoot, app);
+      const found = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(found.stdout), `${app} resolves: ${found.stdout}${found.stderr}`).toEqual(['pg']);
+      expect(existsSync(join(dir, 'dist', 'main.js')), `${app}/dist/main.js`).toBe(true);
+      expect(existsSync(join(dir, 'src')), `${app}/src`).toBe(false);
+    }
+  });
+
   it('runs the worker from its prebuilt workflow bundle', () => {
     expect(worker.output()).toContain('"workflows":"prebuilt bundle"');
   });

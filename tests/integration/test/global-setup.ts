@@ -1,24 +1,41 @@
-import { startTestProductionTemporal, type RunningProductionTemporal } from '@voice/dev';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deployServices, startTestProductionTemporal, type RunningProductionTemporal } from '@voice/dev';
 import type { TestProject } from 'vitest/node';
 
 /**
  * One Temporal server as production runs it (PostgreSQL persistence, SQL visibility) for the whole
- * suite, on two databases of its own, dropped afterwards.
+ * suite, on two databases of its own, dropped afterwards; and the api, worker and CLI deployed as their
+ * images hold them (`pnpm deploy --prod`: compiled code and production dependencies only).
  */
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
+    deployRoot: string;
   }
 }
 
 let temporal: RunningProductionTemporal | undefined;
+let deployRoot: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  temporal = await startTestProductionTemporal((message) => console.log(`[temporal] ${message}`));
-  project.provide('temporalAddress', temporal.address);
+  deployRoot = mkdtempSync(join(tmpdir(), 'voice-deploy-'));
+  const started = Date.now();
+  const deployed = deployServices(deployRoot, ['api', 'worker', 'cli']).then(() =>
+    console.log(`[deploy] api, worker and cli deployed in ${Date.now() - started} ms`),
+  );
+  // The server starts while the services deploy; should the deploy fail, teardown still stops it.
+  const serving = startTestProductionTemporal((message) => console.log(`[temporal] ${message}`)).then(
+    (server) => (temporal = server),
+  );
+  const [server] = await Promise.all([serving, deployed]);
+  project.provide('temporalAddress', server.address);
+  project.provide('deployRoot', deployRoot);
 }
 
 export async function teardown(): Promise<void> {
   await temporal?.stop();
+  if (deployRoot) rmSync(deployRoot, { recursive: true, force: true });
 }
