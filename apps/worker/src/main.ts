@@ -13,7 +13,7 @@ import pino from 'pino';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
 import { startWorkflowRelay } from './relay';
-import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker, workflowCodeBeside } from './worker';
 
 const env = loadEnv();
@@ -35,6 +35,8 @@ const deps = {
     ringMs: env.SIMULATOR_RING_MS,
     talkMs: env.SIMULATOR_TALK_MS,
     seed: env.SIMULATOR_SEED,
+    events: createCarrierEventSink(client),
+    onEventError: (err) => logger.warn({ err }, 'simulated carrier event not delivered'),
   }),
   conversation: deterministicConversationEngine,
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),

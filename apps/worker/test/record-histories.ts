@@ -25,7 +25,7 @@ import {
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import { freePort, startTemporal } from '@voice/dev';
 import { workflowIds } from '@voice/workflows';
-import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../src/worker';
 
 const suffix = process.argv[2];
@@ -55,6 +55,7 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const host = `127.0.0.1:${(receiver.address() as { port: number }).port}`;
 
 const taskQueue = `record-${randomUUID()}`;
+const reportEvent = createCarrierEventSink(client);
 const deps: CoreDeps & CallRuntime = {
   ...base,
   config: {
@@ -64,7 +65,18 @@ const deps: CoreDeps & CallRuntime = {
     campaignRecheckMs: 300,
   },
   workflows: createWorkflowStarter(client, taskQueue),
-  carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 50, talkMs: 100 }),
+  carrier: createSimulatedCarrier({
+    dialMs: 0,
+    ringMs: 50,
+    talkMs: 100,
+    eventGraceMs: 300,
+    // The end of a call the callee hangs up (+1…0007) is lost, so its history holds the safety net's
+    // look at the carrier.
+    events: (callId, event) =>
+      event.kind === 'ended' && event.carrierCallId.startsWith('sim:user_hangup:')
+        ? Promise.resolve()
+        : reportEvent(callId, event),
+  }),
   conversation: deterministicConversationEngine,
   // Emails sent through a mailer (not left in the outbox), so the call records its email activities.
   mailer: { send: async () => {}, close: () => {} },
@@ -108,6 +120,8 @@ await worker.runUntil(async () => {
   await save(workflowIds.webhookDelivery(delivery.id), 'webhook-delivery.retried');
   // A call that never connects.
   await save(workflowIds.call(await dial('+14155550001')), 'call.busy');
+  // A call whose end the carrier reported and the service never got.
+  await save(workflowIds.call(await dial('+14155550007')), 'call.event-lost');
 
   // A campaign: paced dials, a busy contact retried once.
   const { body } = await createCampaign(deps, {

@@ -13,7 +13,7 @@ import {
 } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { workflowIds } from '@voice/workflows';
-import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../src/worker';
 import { connectTestServices } from './services';
 
@@ -57,7 +57,12 @@ export async function scenario({
     ...(mailer ? { mailer } : {}),
     config: { ...made.deps.config, publicUrl: 'https://voice.example', ...config },
     workflows: createWorkflowStarter(client, taskQueue),
-    carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 10 }),
+    carrier: createSimulatedCarrier({
+      dialMs: 0,
+      ringMs: 0,
+      talkMs: 10,
+      events: createCarrierEventSink(client),
+    }),
     conversation: deterministicConversationEngine,
   };
   const { account } = await createAccount(deps, { name });

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { CampaignCounts } from '@voice/core';
+import type { CampaignCounts, CarrierEvent } from '@voice/core';
 
 /**
  * What the worker's workflows and everything that starts or signals them agree on: task queue,
@@ -44,6 +44,9 @@ export interface CampaignWorkflowInput {
   maxHistoryEvents?: number;
 }
 export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<string>;
+
+/** A change of the call the carrier reported (a status callback, or the simulator's report). */
+export const carrierEventSignal = defineSignal<[CarrierEvent]>('carrierEvent');
 
 /** Look at the campaign again: a call ended, contacts were added, or it was paused, resumed or canceled. */
 export const wakeCampaignSignal = defineSignal('wakeCampaign');

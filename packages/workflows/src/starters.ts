@@ -1,10 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { WorkflowStarter } from '@voice/core';
+import type { CarrierEventSink, WorkflowStarter } from '@voice/core';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
   CallStatusAttribute,
   CampaignIdAttribute,
+  carrierEventSignal,
   wakeCampaignSignal,
   workflowIds,
   type CallWorkflow,
@@ -93,5 +94,20 @@ export function createWorkflowStarter(
         throw error;
       }
     },
+  };
+}
+
+/**
+ * Hands a carrier's events to the call workflows, one signal each. An event for a call whose workflow
+ * has closed changes nothing and is dropped.
+ */
+export function createCarrierEventSink(client: Client): CarrierEventSink {
+  return async (callId, event) => {
+    try {
+      await client.workflow.getHandle(workflowIds.call(callId)).signal(carrierEventSignal, event);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return;
+      throw error;
+    }
   };
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
   advanceCampaign,
+  applyCarrierEvents,
   attemptDelivery,
   checkCall,
   failDelivery,
@@ -11,6 +12,7 @@ import {
   runDiagnostics,
   sendNotificationEmail,
   type CallRuntime,
+  type CarrierEvent,
   type CoreDeps,
 } from '@voice/core';
 
@@ -37,6 +39,9 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   runDiagnostics: failPermanently(() => runDiagnostics(deps)),
   placeCall: failPermanently((callId: string) => placeCall(deps, callId)),
   checkCall: failPermanently((callId: string) => checkCall(deps, callId)),
+  applyCarrierEvents: failPermanently((callId: string, events: CarrierEvent[]) =>
+    applyCarrierEvents(deps, callId, events),
+  ),
   handleCallEnded: failPermanently((callId: string) => handleCallEnded(deps, callId)),
   attemptDelivery: failPermanently((deliveryId: string, number: number) =>
     attemptDelivery(deps, { deliveryId, number }),

@@ -13,12 +13,16 @@ import {
   getCall,
   startPendingCallWorkflows,
   type CallRuntime,
+  type Carrier,
+  type CarrierCallState,
+  type CarrierEvent,
   type CoreDeps,
 } from '@voice/core';
+import { waitFor } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
 import { CallStatusAttribute, workflowIds } from '@voice/workflows';
-import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
 let services: TestServices;
@@ -39,7 +43,13 @@ beforeAll(async () => {
   deps = {
     ...made.deps,
     workflows: createWorkflowStarter(client, taskQueue),
-    carrier: createSimulatedCarrier({ dialMs: 20, ringMs: 60, talkMs: 150 }),
+    // The simulator reports each call's events to its workflow, as a carrier's callbacks do.
+    carrier: createSimulatedCarrier({
+      dialMs: 20,
+      ringMs: 60,
+      talkMs: 150,
+      events: createCarrierEventSink(client),
+    }),
     conversation: deterministicConversationEngine,
   };
   const { account } = await createAccount(deps, { name: 'Calls' });
@@ -64,9 +74,36 @@ afterAll(async () => {
   await services?.close();
 });
 
-async function runWorker<T>(fn: (worker: Worker) => Promise<T>): Promise<T> {
-  const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, deps });
+async function runWorker<T>(fn: (worker: Worker) => Promise<T>, carrier = deps.carrier): Promise<T> {
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    deps: { ...deps, carrier },
+  });
   return worker.runUntil(() => fn(worker));
+}
+
+/**
+ * A carrier that reports nothing by itself: the test sends its events. Its safety net looks after
+ * `safetyNetMs` and finds the call in the state `fetched` gives.
+ */
+function scriptedCarrier(safetyNetMs: number, fetched: () => CarrierCallState) {
+  const fetches: string[] = [];
+  const carrier: Carrier = {
+    placeCall: async ({ callId }) => ({ carrierCallId: `CA${callId.replaceAll('-', '')}` }),
+    getCallState: async (carrierCallId) => {
+      fetches.push(carrierCallId);
+      return fetched();
+    },
+    safetyNetMs: () => safetyNetMs,
+  };
+  return { carrier, fetches, carrierCallId: (callId: string) => `CA${callId.replaceAll('-', '')}` };
+}
+
+async function eventTimes(callId: string) {
+  const events = await deps.db.callEvent.findMany({ where: { callId }, orderBy: { at: 'asc' } });
+  return Object.fromEntries(events.map((event) => [event.status, event.at.toISOString()]));
 }
 
 const dial = (to: string, vars: Record<string, string> = {}) =>
@@ -273,6 +310,73 @@ describe('call workflow on a real dev server and worker', () => {
       ['ongoing', null],
       ['ended', null],
     ]);
+  });
+
+  it('applies duplicated, reordered and foreign carrier events once, in the carrier order', async () => {
+    const scripted = scriptedCarrier(600_000, () => ({ phase: 'dialing', nextCheckInMs: 600_000 }));
+    const { call_id } = await dial('+14155550009');
+    const carrierCallId = scripted.carrierCallId(call_id);
+    const sink = createCarrierEventSink(client);
+    const t0 = Date.now();
+    const at = (ms: number) => new Date(t0 + ms).toISOString();
+    const answered: CarrierEvent = { carrierCallId, kind: 'answered', at: at(200), sequence: 2 };
+    const ended: CarrierEvent = {
+      carrierCallId,
+      kind: 'ended',
+      outcome: 'user_hangup',
+      at: at(3_700),
+      durationMs: 3_500,
+      sequence: 3,
+    };
+    await runWorker(async () => {
+      // Another carrier call's end (a stale or foreign callback) must not end this one.
+      await sink(call_id, { ...ended, carrierCallId: 'CAforeign', outcome: 'busy', durationMs: 0 });
+      await sink(call_id, answered);
+      await sink(call_id, { carrierCallId, kind: 'ringing', at: at(100), sequence: 1 });
+      await sink(call_id, answered);
+      await waitFor(
+        'the answer to be recorded',
+        10_000,
+        async () => (await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status === 'ongoing',
+      );
+      await sink(call_id, ended);
+      // A second report of the end, later: the first end stands.
+      await sink(call_id, { ...ended, at: at(9_000), durationMs: 7_000, outcome: 'completed' });
+      return client.workflow.getHandle(workflowIds.call(call_id)).result();
+    }, scripted.carrier);
+
+    const call = await getCall(deps, { accountId, callId: call_id });
+    expect(call.call_status).toBe('user_hangup');
+    expect(call.duration_ms).toBe(3_500);
+    expect(await eventsOf(call_id)).toEqual([
+      ['initiated', null],
+      ['ringing', null],
+      ['ongoing', null],
+      ['user_hangup', null],
+    ]);
+    const times = await eventTimes(call_id);
+    expect([times.ongoing, times.user_hangup]).toEqual([at(200), at(3_700)]);
+    expect(scripted.fetches).toEqual([]);
+  });
+
+  it('asks the carrier when no event comes: a lost callback does not leave the call hanging', async () => {
+    const endedAt = new Date(Date.now() - 1_000);
+    const scripted = scriptedCarrier(300, () => ({
+      phase: 'ended',
+      outcome: 'no_answer',
+      answeredAt: null,
+      endedAt,
+    }));
+    const { call_id } = await dial('+14155550009');
+    const result = await runWorker(
+      () => client.workflow.getHandle(workflowIds.call(call_id)).result(),
+      scripted.carrier,
+    );
+    expect(result).toEqual({ status: 'no_answer' });
+    expect(scripted.fetches).toEqual([scripted.carrierCallId(call_id)]);
+    const call = await getCall(deps, { accountId, callId: call_id });
+    expect([call.call_status, call.disconnection_reason]).toEqual(['no_answer', 'no_answer']);
+    expect((await eventTimes(call_id)).no_answer).toBe(endedAt.toISOString());
   });
 
   it('fails at once, without retrying, for a call row that does not exist', async () => {

@@ -1,18 +1,23 @@
 import {
   ActivityFailure,
+  condition,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   sleep,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import type { CallProgress, CarrierEvent } from '@voice/core';
 import type { Activities } from '../activities';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
   CallStatusAttribute,
+  carrierEventSignal,
   wakeCampaignSignal,
   workflowIds,
   type CallWorkflow,
@@ -24,7 +29,7 @@ const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 second
 // Carrier checks and the call-end step are short and idempotent: local activities run them in the
 // worker without a round trip through the server per attempt, which roughly halves the server work
 // of a call.
-const { placeCall, checkCall, handleCallEnded } = proxyLocalActivities<Activities>({
+const { placeCall, checkCall, applyCarrierEvents, handleCallEnded } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
@@ -47,23 +52,17 @@ const { sendNotificationEmail } = proxyActivities<Activities>({
 const MIN_CHECK_INTERVAL_MS = 50;
 
 /**
- * One call, from dial to its terminal status: asks the carrier where the call stands, sleeps (a
- * durable timer) until the next change is due, and records each transition. The activities are
- * idempotent, so a worker crash at any point resumes here without double-dialing or lost states.
- * The input carries the call id only; everything else is read from Postgres.
+ * One call, from dial to its terminal status: places it, then follows the carrier's events (the
+ * carrierEvent signal) and records each transition; when no event comes for the time the carrier
+ * gives, it asks the carrier where the call stands (a durable timer as a safety net, so a lost
+ * callback never leaves a call hanging). The activities are idempotent, so a worker crash at any point
+ * resumes here without double-dialing or lost states. The input carries the call id only; everything
+ * else is read from Postgres.
  */
 export const callWorkflow: CallWorkflow = async ({ callId }) => {
-  let progress = await placeCall(callId);
-  let shown = progress.status;
-  upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
-  while (!progress.terminal) {
-    await sleep(Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS));
-    progress = await checkCall(callId);
-    if (progress.status !== shown) {
-      shown = progress.status;
-      upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
-    }
-  }
+  // Executions started before carrier events polled the carrier on its schedule.
+  if (patched('carrier-events')) await followCarrier(callId);
+  else await pollCarrier(callId);
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
   // own workflow, which outlives this one. Notification emails are sent here, with retries.
   const ended = await handleCallEnded(callId);
@@ -93,6 +92,43 @@ export const callWorkflow: CallWorkflow = async ({ callId }) => {
   await Promise.all((ended.emails ?? []).map(sendEmail));
   return { status: ended.status };
 };
+
+/** Keeps the CallStatus search attribute on the call's status, updating it only when it changes. */
+function showStatus() {
+  let shown: string | undefined;
+  return (progress: CallProgress) => {
+    if (progress.status === shown) return;
+    shown = progress.status;
+    upsertSearchAttributes([{ key: CallStatusAttribute, value: shown }]);
+  };
+}
+
+async function followCarrier(callId: string): Promise<void> {
+  const events: CarrierEvent[] = [];
+  setHandler(carrierEventSignal, (event) => void events.push(event));
+  const show = showStatus();
+  let progress = await placeCall(callId);
+  show(progress);
+  while (!progress.terminal) {
+    const reported = await condition(
+      () => events.length > 0,
+      Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS),
+    );
+    progress = reported ? await applyCarrierEvents(callId, events.splice(0)) : await checkCall(callId);
+    show(progress);
+  }
+}
+
+async function pollCarrier(callId: string): Promise<void> {
+  const show = showStatus();
+  let progress = await placeCall(callId);
+  show(progress);
+  while (!progress.terminal) {
+    await sleep(Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS));
+    progress = await checkCall(callId);
+    show(progress);
+  }
+}
 
 async function sendEmail(emailId: string): Promise<void> {
   try {

@@ -18,19 +18,36 @@ import {
   signWebhook,
   type CallRuntime,
   type Carrier,
+  type CarrierEventSink,
   type CoreDeps,
+  type SimulatedCarrierOptions,
 } from '@voice/core';
 import { startWebhookReceiver, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
 import { workflowIds } from '@voice/workflows';
-import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
-/** Wraps the simulator and records what the network would see: dial times and calls open at once. */
-function countingCarrier(inner: Carrier) {
+/**
+ * The simulator, reporting its events to the call workflows, wrapped to record what the network would
+ * see: dial times and calls open at once (a call closes when the carrier reports or is found ended).
+ */
+function countingCarrier(options: SimulatedCarrierOptions, sink: CarrierEventSink) {
   const seen = { dials: [] as { to: string; at: number }[], open: 0, maxOpen: 0 };
   const ended = new Set<string>();
+  const end = (carrierCallId: string) => {
+    if (ended.has(carrierCallId)) return;
+    ended.add(carrierCallId);
+    seen.open -= 1;
+  };
+  const inner = createSimulatedCarrier({
+    ...options,
+    events: async (callId, event) => {
+      if (event.kind === 'ended') end(event.carrierCallId);
+      await sink(callId, event);
+    },
+  });
   const carrier: Carrier = {
     async placeCall(request) {
       seen.dials.push({ to: request.to, at: Date.now() });
@@ -40,12 +57,10 @@ function countingCarrier(inner: Carrier) {
     },
     async getCallState(id, now) {
       const state = await inner.getCallState(id, now);
-      if (state.phase === 'ended' && !ended.has(id)) {
-        ended.add(id);
-        seen.open -= 1;
-      }
+      if (state.phase === 'ended') end(id);
       return state;
     },
+    safetyNetMs: (id, now) => inner.safetyNetMs(id, now),
   };
   return { carrier, seen };
 }
@@ -89,7 +104,8 @@ async function withWorker<T>(
   const taskQueue = `campaigns-${randomUUID()}`;
   const { carrier, seen } = countingCarrier(
     // Every call is answered, except destinations the simulator's test suffixes name (0001 busy, ...).
-    createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs, weights: { completed: 1 } }),
+    { dialMs: 0, ringMs: 0, talkMs, weights: { completed: 1 } },
+    createCarrierEventSink(client),
   );
   const deps: CoreDeps & CallRuntime = {
     ...base,

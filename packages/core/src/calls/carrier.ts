@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The telephone network, as the call workflow sees it. A real adapter (SIP trunk, Twilio, ...) plugs in
- * behind the same interface; the default is the deterministic simulator below.
+ * The telephone network, as the call workflow sees it. The carrier reports each change of a call as a
+ * CarrierEvent (Twilio: a status callback), which reaches the call's workflow as a signal; the workflow
+ * asks getCallState only as a safety net, when no event came for safetyNetMs. Real adapters (Twilio)
+ * and the deterministic simulator below implement the same interface.
  */
 export interface Carrier {
   /** Starts dialing. Throws CarrierRefusal when the carrier refuses at once. */
@@ -12,9 +14,44 @@ export interface Carrier {
     to: string;
     placedAt: Date;
   }): Promise<{ carrierCallId: string }>;
-  /** Where the call stands now, and when it is worth asking again. */
+  /** Where the call stands now, fetched from the carrier (the safety net). */
   getCallState(carrierCallId: string, now: Date): Promise<CarrierCallState>;
+  /**
+   * How long the call workflow waits for this call's next event before it asks getCallState: past
+   * the time the carrier would have reported by, with a margin for late callbacks.
+   */
+  safetyNetMs(carrierCallId: string, now: Date): number;
 }
+
+/** Who answered, where the carrier's machine detection says (Twilio: AnsweredBy, simplified). */
+export type AnsweredBy = 'human' | 'machine' | 'unknown';
+
+/**
+ * One change of a call as the carrier reports it, in the carrier's own times. Plain JSON: it travels
+ * as a signal's payload. A call's events may arrive late, twice or out of order; the call applies
+ * each at most once and never moves back (see applyCarrierEvents).
+ */
+export type CarrierEvent = {
+  /** The carrier's id of the call (Twilio: CallSid). */
+  carrierCallId: string;
+  /** When it happened by the carrier's clock, ISO 8601. */
+  at: string;
+  /** The carrier's order of this call's events, where it numbers them (Twilio: SequenceNumber). */
+  sequence?: number;
+} & (
+  | { kind: 'initiated' | 'ringing' }
+  | { kind: 'answered'; answeredBy?: AnsweredBy }
+  | {
+      kind: 'ended';
+      outcome: CarrierOutcome;
+      /** Talk time of an answered call (Twilio: CallDuration). */
+      durationMs?: number;
+      answeredBy?: AnsweredBy;
+    }
+);
+
+/** Where a carrier's events go: the call workflow's carrierEvent signal (see @voice/workflows). */
+export type CarrierEventSink = (callId: string, event: CarrierEvent) => Promise<void>;
 
 export type CarrierOutcome =
   | 'completed'
@@ -52,6 +89,16 @@ export interface SimulatedCarrierOptions {
   talkMs?: number;
   /** Seeds the choice of outcome for unmatched destinations; the same seed gives the same calls. */
   seed?: string;
+  /**
+   * Where the simulator reports its calls' events, each at its time (timers in this process). Without
+   * a sink, the call workflow finds each change by asking at the time it is due (the safety net with
+   * no margin), which is how the simulator ran before it reported events.
+   */
+  events?: CarrierEventSink;
+  /** Margin past an event's due time before the safety net asks; 2 s when events are reported. */
+  eventGraceMs?: number;
+  /** Reports a failed event delivery (the safety net then finds the change). */
+  onEventError?: (error: unknown) => void;
 }
 
 /** Destination suffixes every demo can rely on, like the test card numbers of payment APIs. */
@@ -92,10 +139,24 @@ function pickWeighted(weights: Partial<Record<CarrierOutcome, number>>, key: str
   return 'completed';
 }
 
+interface SimulatedCall {
+  outcome: CarrierOutcome;
+  placedAt: number;
+}
+
+/** The simulator's carrier call id encodes the outcome and when dialing started: it keeps no state. */
+function decode(carrierCallId: string): SimulatedCall {
+  const [, outcome, placedAt] = carrierCallId.split(':') as [string, CarrierOutcome, string];
+  return { outcome, placedAt: Number(placedAt) };
+}
+
+const ANSWERED = new Set<CarrierOutcome>(['completed', 'user_hangup', 'agent_hangup']);
+
 /**
  * A carrier simulator that is a pure function of (destination, call id, seed, time): it keeps no
  * state, so a call's progress survives worker restarts, and tests can drive every outcome through
- * destination rules and millisecond durations. The carrier call id encodes when dialing started.
+ * destination rules and millisecond durations. With an event sink it reports each change at its time,
+ * as a real carrier's callbacks do; a report lost with the process is found by the safety net.
  */
 export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): Carrier {
   const rules = [...(options.rules ?? []), ...SIMULATOR_TEST_SUFFIXES];
@@ -104,27 +165,69 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
   const ringMs = options.ringMs ?? 4_000;
   const talkMs = options.talkMs ?? 20_000;
   const seed = options.seed ?? 'voice-agent';
+  const sink = options.events;
+  const graceMs = sink ? (options.eventGraceMs ?? 2_000) : 0;
 
   const outcomeFor = (callId: string, to: string): CarrierOutcome =>
     rules.find((rule) => to.endsWith(rule.suffix))?.outcome ?? pickWeighted(weights, `${seed}:${callId}`);
+
+  /** The call's events with their times, in order. */
+  function schedule(carrierCallId: string): CarrierEvent[] {
+    const { outcome, placedAt } = decode(carrierCallId);
+    const ringingAt = placedAt + dialMs;
+    const ringEndsAt = ringingAt + ringMs;
+    const at = (time: number) => new Date(time).toISOString();
+    const event = { carrierCallId };
+    const ringing: CarrierEvent = { ...event, kind: 'ringing', at: at(ringingAt), sequence: 1 };
+    if (!ANSWERED.has(outcome)) {
+      // Busy and declined end at the first ring; no answer rings out.
+      const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
+      return [ringing, { ...event, kind: 'ended', outcome, at: at(endsAt), sequence: 2 }];
+    }
+    return [
+      ringing,
+      { ...event, kind: 'answered', answeredBy: 'human', at: at(ringEndsAt), sequence: 2 },
+      {
+        ...event,
+        kind: 'ended',
+        outcome,
+        at: at(ringEndsAt + talkMs),
+        durationMs: talkMs,
+        answeredBy: 'human',
+        sequence: 3,
+      },
+    ];
+  }
+
+  function report(callId: string, carrierCallId: string, placedAt: number) {
+    if (!sink) return;
+    for (const event of schedule(carrierCallId)) {
+      const timer = setTimeout(
+        () => {
+          sink(callId, event).catch((error: unknown) => options.onEventError?.(error));
+        },
+        Math.max(0, Date.parse(event.at) - placedAt),
+      );
+      timer.unref();
+    }
+  }
 
   return {
     async placeCall({ callId, to, placedAt }) {
       const outcome = outcomeFor(callId, to);
       if (REFUSED_AT_ONCE.has(outcome))
         throw new CarrierRefusal(outcome as 'not_in_service' | 'carrier_rejected' | 'failed');
-      return { carrierCallId: `sim:${outcome}:${placedAt.getTime()}:${callId}` };
+      const carrierCallId = `sim:${outcome}:${placedAt.getTime()}:${callId}`;
+      report(callId, carrierCallId, placedAt.getTime());
+      return { carrierCallId };
     },
     async getCallState(carrierCallId, now) {
-      const [, outcome, placedAtText] = carrierCallId.split(':') as [string, CarrierOutcome, string];
-      const placedAt = Number(placedAtText);
+      const { outcome, placedAt } = decode(carrierCallId);
       const elapsed = now.getTime() - placedAt;
       const ringingAt = placedAt + dialMs;
       const ringEndsAt = ringingAt + ringMs;
       if (elapsed < dialMs) return { phase: 'dialing', nextCheckInMs: ringingAt - now.getTime() };
-      const answered = outcome === 'completed' || outcome === 'user_hangup' || outcome === 'agent_hangup';
-      if (!answered) {
-        // Busy and declined end at the first ring; no answer rings out.
+      if (!ANSWERED.has(outcome)) {
         const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
         if (now.getTime() < endsAt) return { phase: 'ringing', nextCheckInMs: endsAt - now.getTime() };
         return { phase: 'ended', outcome, answeredAt: null, endedAt: new Date(endsAt) };
@@ -135,6 +238,11 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
         return { phase: 'answered', answeredAt: new Date(ringEndsAt), nextCheckInMs: endsAt - now.getTime() };
       }
       return { phase: 'ended', outcome, answeredAt: new Date(ringEndsAt), endedAt: new Date(endsAt) };
+    },
+    safetyNetMs(carrierCallId, now) {
+      const next = schedule(carrierCallId).find((event) => Date.parse(event.at) > now.getTime());
+      // Every event is due: the end is late, look again after the margin.
+      return Math.max(0, (next ? Date.parse(next.at) - now.getTime() : 0) + graceMs);
     },
   };
 }
