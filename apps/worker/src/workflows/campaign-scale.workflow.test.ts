@@ -21,9 +21,9 @@ import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
-const CONTACTS = 3_000;
+const CONTACTS = 1_500;
 /** A low continue-as-new threshold: the bound holds at any size when every run respects it. */
-const MAX_HISTORY_EVENTS = 150;
+const MAX_HISTORY_EVENTS = 100;
 const FROM = '+14155550150';
 const taskQueue = `campaign-scale-${randomUUID()}`;
 
@@ -74,7 +74,7 @@ describe('a campaign at scale on a real dev server and worker', () => {
       });
       const campaignId = campaign.campaign_id;
       for (let from = 0; from < CONTACTS; from += 1_000) {
-        const contacts = Array.from({ length: 1_000 }, (_, i) => ({
+        const contacts = Array.from({ length: Math.min(1_000, CONTACTS - from) }, (_, i) => ({
           to_number: `+1${String(2012000000 + from + i)}`,
         }));
         const added = await addCampaignContacts(deps, { accountId, campaignId, contacts });
@@ -111,6 +111,7 @@ describe('a campaign at scale on a real dev server and worker', () => {
         query: `WorkflowId = '${workflowIds.campaign(campaignId)}'`,
       }))
         runs.push(run.historyLength ?? 0);
+      console.info(`${runs.length} runs, history lengths ${runs.join(', ')}`);
       expect(runs.length).toBeGreaterThan(3);
       expect(Math.max(...runs)).toBeLessThan(MAX_HISTORY_EVENTS * 2);
     },
