@@ -11,3 +11,4 @@ export * from './call-ended';
 export * from './get-call';
 export * from './list-calls';
 export * from './test-contacts';
+export * from './twilio/status-callback';
