@@ -25,4 +25,17 @@ describe('the package graph', () => {
     expect(apps.size).toBeGreaterThan(0);
     expect(offending).toEqual([]);
   });
+
+  it('keeps emulators out of production: no package or app depends on one outside its tests', () => {
+    const emulators = manifests('packages')
+      .map(({ manifest }) => manifest.name)
+      .filter((name) => name.endsWith('-emulator'));
+    expect(emulators).toContain('@voice/twilio-emulator');
+    const offending = [...manifests('apps'), ...manifests('packages')].flatMap(({ dir, manifest }) =>
+      Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
+        .filter((name) => emulators.includes(name))
+        .map((name) => `${dir} → ${name}`),
+    );
+    expect(offending).toEqual([]);
+  });
 });

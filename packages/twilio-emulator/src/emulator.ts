@@ -1,0 +1,444 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import twilio from 'twilio';
+
+/**
+ * A Twilio emulator for tests and demos: the parts of Twilio's Programmable Voice REST API
+ * (2010-04-01) the service uses, written from Twilio's documentation, with the documented parameters,
+ * answers and errors, and status callbacks signed with the `twilio` package's own
+ * getExpectedTwilioSignature. Calls progress by destination, like the simulator's test numbers. Never
+ * imported by production code: the service reaches it through TWILIO_API_BASE_URL.
+ */
+
+export type CallStatus =
+  | 'queued'
+  | 'initiated'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'busy'
+  | 'failed'
+  | 'no-answer'
+  | 'canceled';
+
+/** What a destination does when called: the last four digits pick it. */
+export type Behaviour =
+  | { kind: 'answer'; hangUpAfterMs: number | null }
+  | { kind: 'busy'; sipResponseCode: string }
+  | { kind: 'no-answer' }
+  | { kind: 'failed'; sipResponseCode: string };
+
+export const DESTINATIONS: Record<string, Behaviour> = {
+  '0001': { kind: 'busy', sipResponseCode: '486' },
+  '0002': { kind: 'busy', sipResponseCode: '603' },
+  '0003': { kind: 'no-answer' },
+  '0004': { kind: 'failed', sipResponseCode: '404' },
+  '0005': { kind: 'failed', sipResponseCode: '403' },
+  '0006': { kind: 'failed', sipResponseCode: '500' },
+  // Answers and stays on the line until the service hangs up (the agent ends the call).
+  '0008': { kind: 'answer', hangUpAfterMs: null },
+};
+
+export interface EmulatorOptions {
+  accountSid?: string;
+  authToken?: string;
+  /** From create to ringing. */
+  dialMs?: number;
+  /** How long a phone rings before it is answered; a no-answer rings for the call's Timeout, scaled. */
+  ringMs?: number;
+  /** How long the callee talks before hanging up. */
+  talkMs?: number;
+  /** Milliseconds the emulator spends per second of the call's Timeout (ring time of a no-answer). */
+  msPerTimeoutSecond?: number;
+}
+
+export interface Callback {
+  url: string;
+  params: Record<string, string>;
+  /** The HTTP status the service answered; null when the request failed. */
+  status: number | null;
+}
+
+export interface EmulatedCall {
+  sid: string;
+  to: string;
+  from: string;
+  status: CallStatus;
+  /** The form parameters the call was created with (repeated ones joined by ","). */
+  created: Record<string, string>;
+  statusCallbackEvents: string[];
+  dateCreated: Date;
+  startTime: Date | null;
+  answeredAt: Date | null;
+  endTime: Date | null;
+  sipResponseCode: string | null;
+  /** Every status callback sent for the call, in order. */
+  callbacks: Callback[];
+  /** Every update the service made (POST to the call): its parameters. */
+  updates: Record<string, string>[];
+}
+
+export interface TwilioEmulator {
+  url: string;
+  accountSid: string;
+  authToken: string;
+  calls(): EmulatedCall[];
+  call(sid: string): EmulatedCall | undefined;
+  /** Every request the emulator answered: method, path and HTTP status. */
+  requests: { method: string; path: string; status: number }[];
+  /** Drops (does not send) the status callbacks the predicate matches: a lost callback. */
+  dropCallbacks(predicate: ((call: EmulatedCall, status: CallStatus) => boolean) | null): void;
+  /** Ends every call still in progress as the callee hanging up. */
+  hangUpAll(): void;
+  close(): Promise<void>;
+}
+
+const CREATE_PARAMETERS = new Set([
+  'To',
+  'From',
+  'Url',
+  'Twiml',
+  'ApplicationSid',
+  'Method',
+  'FallbackUrl',
+  'FallbackMethod',
+  'StatusCallback',
+  'StatusCallbackEvent',
+  'StatusCallbackMethod',
+  'SendDigits',
+  'Timeout',
+  'TimeLimit',
+  'CallerId',
+  'Record',
+  'MachineDetection',
+  'MachineDetectionTimeout',
+  'MachineDetectionSpeechThreshold',
+  'MachineDetectionSpeechEndThreshold',
+  'MachineDetectionSilenceTimeout',
+  'AsyncAmd',
+  'AsyncAmdStatusCallback',
+  'AsyncAmdStatusCallbackMethod',
+]);
+const UPDATE_PARAMETERS = new Set([
+  'Status',
+  'Url',
+  'Method',
+  'Twiml',
+  'FallbackUrl',
+  'FallbackMethod',
+  'StatusCallback',
+  'StatusCallbackMethod',
+  'TimeLimit',
+]);
+const STATUS_CALLBACK_EVENTS = new Set(['initiated', 'ringing', 'answered', 'completed']);
+const TERMINAL = new Set<CallStatus>(['completed', 'busy', 'failed', 'no-answer', 'canceled']);
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+class TwilioError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+  body() {
+    return {
+      code: this.code,
+      message: this.message,
+      more_info: `https://www.twilio.com/docs/errors/${this.code}`,
+      status: this.status,
+    };
+  }
+}
+
+const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
+/** Twilio's dates: RFC 2822, e.g. "Tue, 31 Aug 2010 20:36:28 +0000". */
+const rfc2822 = (date: Date | null) => (date ? date.toUTCString().replace('GMT', '+0000') : null);
+
+async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Form parameters as one value each; a repeated one (StatusCallbackEvent) keeps all its values. */
+function single(form: URLSearchParams, allowed: Set<string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name of new Set(form.keys())) {
+    if (!allowed.has(name)) throw new TwilioError(400, 21200, `Unknown parameter ${name}`);
+    params[name] = form.getAll(name).join(',');
+  }
+  return params;
+}
+
+export async function startTwilioEmulator(options: EmulatorOptions = {}): Promise<TwilioEmulator> {
+  const accountSid = options.accountSid ?? sid('AC');
+  const authToken = options.authToken ?? randomBytes(16).toString('hex');
+  const dialMs = options.dialMs ?? 20;
+  const ringMs = options.ringMs ?? 50;
+  const talkMs = options.talkMs ?? 200;
+  const msPerTimeoutSecond = options.msPerTimeoutSecond ?? 5;
+  const calls = new Map<string, EmulatedCall>();
+  const timers = new Map<string, NodeJS.Timeout[]>();
+  const requests: TwilioEmulator['requests'] = [];
+  const pending = new Set<Promise<unknown>>();
+  let drop: ((call: EmulatedCall, status: CallStatus) => boolean) | null = null;
+
+  const base = `/2010-04-01/Accounts/${accountSid}`;
+
+  function resource(call: EmulatedCall) {
+    const duration =
+      call.answeredAt && call.endTime ? Math.round((+call.endTime - +call.answeredAt) / 1000) : null;
+    return {
+      sid: call.sid,
+      account_sid: accountSid,
+      api_version: '2010-04-01',
+      to: call.to,
+      to_formatted: call.to,
+      from: call.from,
+      from_formatted: call.from,
+      status: call.status,
+      direction: 'outbound-api',
+      date_created: rfc2822(call.dateCreated),
+      date_updated: rfc2822(new Date()),
+      start_time: rfc2822(call.startTime),
+      end_time: rfc2822(call.endTime),
+      duration: duration === null ? null : String(duration),
+      answered_by: null,
+      parent_call_sid: null,
+      phone_number_sid: null,
+      forwarded_from: null,
+      caller_name: null,
+      group_sid: null,
+      queue_time: '0',
+      trunk_sid: null,
+      price: null,
+      price_unit: 'USD',
+      uri: `${base}/Calls/${call.sid}.json`,
+      subresource_uris: {},
+    };
+  }
+
+  /** Sends a status callback for the call's new status, when the service asked for it. */
+  function report(call: EmulatedCall, event: string) {
+    const url = call.created.StatusCallback;
+    if (!url) return;
+    if (event !== 'completed' && !call.statusCallbackEvents.includes(event)) return;
+    if (drop?.(call, call.status)) return;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: '2010-04-01',
+      CallSid: call.sid,
+      CallStatus: call.status,
+      CallbackSource: 'call-progress-events',
+      Called: call.to,
+      Caller: call.from,
+      Direction: 'outbound-api',
+      From: call.from,
+      To: call.to,
+      SequenceNumber: String(call.callbacks.length),
+      Timestamp: rfc2822(new Date())!,
+    };
+    if (TERMINAL.has(call.status)) {
+      const seconds =
+        call.answeredAt && call.endTime ? Math.round((+call.endTime - +call.answeredAt) / 1000) : 0;
+      params.CallDuration = String(seconds);
+      params.Duration = String(Math.ceil(seconds / 60));
+    }
+    if (call.sipResponseCode) params.SipResponseCode = call.sipResponseCode;
+    const callback: Callback = { url, params, status: null };
+    call.callbacks.push(callback);
+    const sent = fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Twilio-Signature': twilio.getExpectedTwilioSignature(authToken, url, params),
+        'User-Agent': 'TwilioProxy/1.1',
+      },
+      body: new URLSearchParams(params).toString(),
+      signal: AbortSignal.timeout(15_000),
+    })
+      .then(async (response) => {
+        await response.arrayBuffer();
+        callback.status = response.status;
+      })
+      .catch(() => {});
+    pending.add(sent);
+    void sent.finally(() => pending.delete(sent));
+  }
+
+  function after(call: EmulatedCall, ms: number, step: () => void) {
+    const timer = setTimeout(() => {
+      if (!TERMINAL.has(call.status)) step();
+    }, ms);
+    timers.set(call.sid, [...(timers.get(call.sid) ?? []), timer]);
+  }
+
+  function end(call: EmulatedCall, status: CallStatus, sipResponseCode: string | null = null) {
+    if (TERMINAL.has(call.status)) return;
+    call.status = status;
+    call.endTime = new Date();
+    call.sipResponseCode = sipResponseCode;
+    for (const timer of timers.get(call.sid) ?? []) clearTimeout(timer);
+    report(call, 'completed');
+  }
+
+  function progress(call: EmulatedCall) {
+    const behaviour: Behaviour = DESTINATIONS[call.to.slice(-4)] ?? { kind: 'answer', hangUpAfterMs: talkMs };
+    after(call, 0, () => {
+      call.status = 'initiated';
+      report(call, 'initiated');
+      if (behaviour.kind === 'failed')
+        return after(call, dialMs, () => end(call, 'failed', behaviour.sipResponseCode));
+      after(call, dialMs, () => {
+        call.status = 'ringing';
+        call.startTime = new Date();
+        report(call, 'ringing');
+        if (behaviour.kind === 'busy') return end(call, 'busy', behaviour.sipResponseCode);
+        if (behaviour.kind === 'no-answer') {
+          const timeout = Number(call.created.Timeout ?? '60');
+          return after(call, timeout * msPerTimeoutSecond, () => end(call, 'no-answer', '487'));
+        }
+        after(call, ringMs, () => {
+          call.status = 'in-progress';
+          call.answeredAt = new Date();
+          report(call, 'answered');
+          if (behaviour.hangUpAfterMs !== null)
+            after(call, behaviour.hangUpAfterMs, () => end(call, 'completed'));
+        });
+      });
+    });
+  }
+
+  function create(params: Record<string, string>): EmulatedCall {
+    if (!params.To) throw new TwilioError(400, 21201, "No 'To' number is specified");
+    if (!params.From) throw new TwilioError(400, 21213, "No 'From' number is specified");
+    if (!E164.test(params.To))
+      throw new TwilioError(400, 21211, `The 'To' number ${params.To} is not a valid phone number.`);
+    if (!params.Url && !params.Twiml && !params.ApplicationSid)
+      throw new TwilioError(400, 21205, 'A Url, Twiml or ApplicationSid parameter is required');
+    if (params.Twiml && params.Twiml.length > 4000)
+      throw new TwilioError(400, 21200, 'Twiml is longer than 4000 characters');
+    const events = params.StatusCallbackEvent ? params.StatusCallbackEvent.split(',') : [];
+    const unknown = events.find((event) => !STATUS_CALLBACK_EVENTS.has(event));
+    if (unknown) throw new TwilioError(400, 21200, `Unknown StatusCallbackEvent ${unknown}`);
+    if (params.Timeout !== undefined && !/^\d+$/.test(params.Timeout))
+      throw new TwilioError(400, 21200, 'Timeout must be a whole number of seconds');
+    const call: EmulatedCall = {
+      sid: sid('CA'),
+      to: params.To,
+      from: params.From,
+      status: 'queued',
+      created: params,
+      statusCallbackEvents: events,
+      dateCreated: new Date(),
+      startTime: null,
+      answeredAt: null,
+      endTime: null,
+      sipResponseCode: null,
+      callbacks: [],
+      updates: [],
+    };
+    calls.set(call.sid, call);
+    progress(call);
+    return call;
+  }
+
+  function update(call: EmulatedCall, params: Record<string, string>) {
+    call.updates.push(params);
+    if (params.Status !== undefined && params.Status !== 'completed' && params.Status !== 'canceled')
+      throw new TwilioError(400, 21200, `Status must be completed or canceled, not ${params.Status}`);
+    if (params.Status === 'completed') end(call, call.status === 'in-progress' ? 'completed' : 'canceled');
+    if (
+      params.Status === 'canceled' &&
+      (call.status === 'queued' || call.status === 'ringing' || call.status === 'initiated')
+    )
+      end(call, 'canceled');
+  }
+
+  function list(query: URLSearchParams) {
+    const after = query.get('StartTime>');
+    const matching = [...calls.values()].filter(
+      (call) =>
+        (!query.get('To') || call.to === query.get('To')) &&
+        (!query.get('From') || call.from === query.get('From')) &&
+        (!query.get('Status') || call.status === query.get('Status')) &&
+        (!after || +call.dateCreated >= Date.parse(after)),
+    );
+    const pageSize = Math.min(Number(query.get('PageSize') ?? '50'), 1000);
+    return {
+      calls: matching.slice(0, pageSize).map(resource),
+      start: 0,
+      end: Math.max(0, Math.min(matching.length, pageSize) - 1),
+      page: 0,
+      page_size: pageSize,
+      first_page_uri: `${base}/Calls.json?PageSize=${pageSize}&Page=0`,
+      next_page_uri: null,
+      previous_page_uri: null,
+      uri: `${base}/Calls.json?PageSize=${pageSize}&Page=0`,
+    };
+  }
+
+  function authenticate(request: IncomingMessage) {
+    const header = request.headers.authorization ?? '';
+    const [scheme, encoded] = header.split(' ');
+    const [user, password] = Buffer.from(encoded ?? '', 'base64')
+      .toString('utf8')
+      .split(':');
+    if (scheme !== 'Basic' || user !== accountSid || password !== authToken)
+      throw new TwilioError(401, 20003, 'Authenticate');
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    const url = new URL(request.url ?? '/', 'http://emulator');
+    const send = (status: number, body: unknown) => {
+      requests.push({ method: request.method ?? '', path: url.pathname, status });
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    };
+    try {
+      authenticate(request);
+      const path = url.pathname;
+      if (path === `${base}/Calls.json` && request.method === 'POST')
+        return send(201, resource(create(single(await readForm(request), CREATE_PARAMETERS))));
+      if (path === `${base}/Calls.json` && request.method === 'GET') return send(200, list(url.searchParams));
+      const match = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`).exec(path);
+      const call = match ? calls.get(match[1]!) : undefined;
+      if (match && !call) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+      if (call && request.method === 'GET') return send(200, resource(call));
+      if (call && request.method === 'POST') {
+        update(call, single(await readForm(request), UPDATE_PARAMETERS));
+        return send(200, resource(call));
+      }
+      throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+    } catch (error) {
+      if (error instanceof TwilioError) return send(error.status, error.body());
+      return send(500, { code: 20500, message: String(error), more_info: '', status: 500 });
+    }
+  }
+
+  const server = createServer((request, response) => void handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accountSid,
+    authToken,
+    calls: () => [...calls.values()],
+    call: (callSid) => calls.get(callSid),
+    requests,
+    dropCallbacks(predicate) {
+      drop = predicate;
+    },
+    hangUpAll() {
+      for (const call of calls.values()) if (call.status === 'in-progress') end(call, 'completed');
+    },
+    async close() {
+      for (const list of timers.values()) for (const timer of list) clearTimeout(timer);
+      await Promise.allSettled([...pending]);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
