@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { getRecording, type CoreDeps } from '@voice/core';
+import { getRecording, receiveTwilioStatusCallback, type CoreDeps } from '@voice/core';
 import pino, { type Logger } from 'pino';
 import { toErrorResponse } from './http/errors';
 import { createHttpMetrics } from './http/metrics';
@@ -113,6 +113,34 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
       return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(audio);
     },
   );
+
+  // The carrier's callbacks (docs/telephony.md): form-encoded, authenticated by their signature alone.
+  app.register(async (carrier) => {
+    carrier.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    carrier.post<{ Params: { call_id: string }; Body: Record<string, string> | undefined }>(
+      '/carrier/twilio/status/:call_id',
+      async (request, reply) => {
+        const signature = request.headers['x-twilio-signature'];
+        try {
+          await receiveTwilioStatusCallback(deps.core, {
+            callId: request.params.call_id,
+            // Twilio signs the URL it was given: the public URL the service configured, not this host.
+            url: `${(deps.core.config.publicUrl ?? '').replace(/\/$/, '')}${request.url}`,
+            signature: typeof signature === 'string' ? signature : undefined,
+            params: request.body ?? {},
+          });
+        } catch (error) {
+          request.log.warn({ err: error, callId: request.params.call_id }, 'carrier callback refused');
+          throw error;
+        }
+        return reply.code(204).send();
+      },
+    );
+  });
 
   app.get('/healthz', async (_request, reply) => {
     const [database, temporal] = await Promise.all([

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceEnv, parseConfig } from '@voice/core';
+import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
 
 const Env = ServiceEnv.extend({
   WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
@@ -12,7 +12,7 @@ const Env = ServiceEnv.extend({
   /** SMTP server for notification emails (`smtp://user:pass@host:587`); unset keeps them in the outbox. */
   SMTP_URL: z.url().optional(),
   MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
-});
+}).superRefine(checkServiceEnv);
 export type WorkerEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {

@@ -43,7 +43,23 @@ export const ServiceEnv = z.object({
   /** Calls in progress at once per account (0: no limit); direct dials beyond it get 429, campaigns wait. */
   ACCOUNT_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(0).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The deployment's Twilio account (docs/telephony.md); both or neither. */
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC followed by 32 hex digits)')
+    .optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
 });
+
+/** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */
+export function checkServiceEnv(env: z.infer<typeof ServiceEnv>, context: z.RefinementCtx): void {
+  if ((env.TWILIO_ACCOUNT_SID === undefined) !== (env.TWILIO_AUTH_TOKEN === undefined))
+    context.addIssue({
+      code: 'custom',
+      message: 'TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN go together: set both or neither',
+      path: ['TWILIO_AUTH_TOKEN'],
+    });
+}
 
 /** The core settings of a service, from its parsed environment. */
 export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublicUrl: string): CoreConfig {
@@ -61,5 +77,8 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
       dialsPerMinute: env.RATE_LIMIT_DIALS_PER_MINUTE,
       concurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     },
+    ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
+      ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }
+      : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { CarrierEvent } from './calls/carrier';
 import type { Db } from '@voice/db';
 import type { HostResolver } from './network/resolver';
 
@@ -29,6 +30,8 @@ export interface CoreConfig {
   campaignRecheckMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */
   rateLimits?: RateLimitDefaults;
+  /** The deployment's Twilio account, when it has one: the auth token signs Twilio's callbacks. */
+  twilio?: { accountSid: string; authToken: string };
 }
 
 export interface RateLimitDefaults {
@@ -59,6 +62,8 @@ export interface WorkflowStarter {
   startCampaignWorkflow(campaign: { campaignId: string; accountId: string; agentId: string }): Promise<void>;
   /** Tells a running campaign workflow to look at its campaign again (a no-op if it has finished). */
   wakeCampaign(campaignId: string): Promise<void>;
+  /** Hands a carrier's event to the call's workflow (a no-op if it has finished). */
+  reportCarrierEvent(callId: string, event: CarrierEvent): Promise<void>;
 }
 
 /** Everything a core function may touch, handed in by the app that calls it. */
@@ -86,4 +91,5 @@ export const deferredWorkflows: WorkflowStarter = {
   startWebhookDelivery: noTemporal,
   startCampaignWorkflow: noTemporal,
   wakeCampaign: noTemporal,
+  reportCarrierEvent: noTemporal,
 };

@@ -34,6 +34,7 @@ export function createWorkflowStarter(
   taskQueue: string,
   { campaignMaxHistoryEvents }: WorkflowStarterOptions = {},
 ): WorkflowStarter {
+  const reportCarrierEvent = createCarrierEventSink(client);
   return {
     async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
       await once(
@@ -53,6 +54,7 @@ export function createWorkflowStarter(
         }),
       );
     },
+    reportCarrierEvent: (callId, event) => reportCarrierEvent(callId, event),
     async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {
       await once(
         client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {

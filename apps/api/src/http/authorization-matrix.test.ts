@@ -18,9 +18,8 @@ import {
   recordEvent,
   revokeApiKey,
   signUserToken,
-  type WorkflowStarter,
 } from '@voice/core';
-import { runCallToEnd, TEST_JWT_SECRET, testAgentInput } from '@voice/core/testing';
+import { runCallToEnd, startsNothing, TEST_JWT_SECRET, testAgentInput } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestApi, type TestApi } from '../../test/harness';
 import { restRoutes } from '../rest';
@@ -139,14 +138,6 @@ function numbersIn(areaCode: string) {
 const alphaNumber = numbersIn('415');
 const betaNumber = numbersIn('650');
 const BETA_NAME = 'Beta Ltd';
-
-/** Workflows are outside this matrix: a start succeeds and runs nothing, so nothing moves on its own. */
-const startsNothing: WorkflowStarter = {
-  startCallWorkflow: async () => undefined,
-  startWebhookDelivery: async () => undefined,
-  startCampaignWorkflow: async () => undefined,
-  wakeCampaign: async () => undefined,
-};
 
 let api: TestApi;
 let alpha: Resources;

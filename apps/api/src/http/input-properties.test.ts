@@ -11,10 +11,9 @@ import {
   dialCall,
   handleCallEnded,
   signUserToken,
-  type WorkflowStarter,
   type ErrorCode,
 } from '@voice/core';
-import { runCallToEnd, testAgentInput } from '@voice/core/testing';
+import { runCallToEnd, startsNothing, testAgentInput } from '@voice/core/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -352,14 +351,6 @@ let userToken: string;
 let plausible: Record<string, unknown>;
 let realIds: Record<string, string>;
 let rowCounts: () => Promise<Record<string, number>>;
-
-// Workflow starts succeed and run nothing: these tests are about input, not Temporal availability.
-const startsNothing: WorkflowStarter = {
-  startCallWorkflow: async () => {},
-  startWebhookDelivery: async () => {},
-  startCampaignWorkflow: async () => {},
-  wakeCampaign: async () => {},
-};
 
 beforeAll(async () => {
   api = await startTestApi({ core: { workflows: startsNothing } });

@@ -12,3 +12,4 @@ export * from './get-call';
 export * from './list-calls';
 export * from './test-contacts';
 export * from './twilio/status-callback';
+export * from './twilio/callbacks';

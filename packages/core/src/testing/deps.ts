@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
 import { checkCall, placeCall, type CallProgress } from '../calls/carrier-progress';
-import { deferredWorkflows, type Clock, type CoreDeps } from '../deps';
+import { deferredWorkflows, type Clock, type CoreDeps, type WorkflowStarter } from '../deps';
 import type { HostResolver } from '../network/resolver';
 import type { CreateAgentData } from '../agents/schemas';
 import { createAccount } from '../accounts/create-account';
@@ -137,3 +137,12 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
   const host = `127.0.0.1:${(server.address() as { port: number }).port}`;
   return { host, received, close: () => server.close() };
 }
+
+/** Workflow starts that succeed and run nothing, for tests about input and access, not Temporal. */
+export const startsNothing: WorkflowStarter = {
+  startCallWorkflow: async () => {},
+  startWebhookDelivery: async () => {},
+  startCampaignWorkflow: async () => {},
+  wakeCampaign: async () => {},
+  reportCarrierEvent: async () => {},
+};

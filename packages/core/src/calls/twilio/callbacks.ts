@@ -1,0 +1,41 @@
+import type { CoreDeps } from '../../deps';
+import { AppError } from '../../errors';
+import { carrierEventFromStatusCallback } from './status-callback';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface TwilioCallback {
+  callId: string;
+  /** The URL Twilio requested, as configured: the public URL plus the request's path and query. */
+  url: string;
+  /** The X-Twilio-Signature header. */
+  signature: string | undefined;
+  /** The form parameters of the request. */
+  params: Record<string, string>;
+}
+
+/**
+ * A Twilio status callback for one call: checked against its X-Twilio-Signature (the official
+ * `twilio` package's validateRequest, with the deployment's auth token) before anything is read, then
+ * handed to the call's workflow as a carrier event. A bad or missing signature is FORBIDDEN and a call
+ * that does not exist NOT_FOUND; neither changes anything.
+ */
+export async function receiveTwilioStatusCallback(deps: CoreDeps, callback: TwilioCallback): Promise<void> {
+  const authToken = deps.config.twilio?.authToken;
+  if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
+  // Loaded on the first callback: the signature check needs only this part of the package.
+  const { validateRequest } = (await import('twilio/lib/webhooks/webhooks.js')).default;
+  if (!callback.signature || !validateRequest(authToken, callback.signature, callback.url, callback.params))
+    throw new AppError('FORBIDDEN', 'The X-Twilio-Signature header does not match the request');
+  const call = UUID.test(callback.callId)
+    ? await deps.db.call.findUnique({ where: { id: callback.callId }, select: { id: true } })
+    : null;
+  if (!call) throw new AppError('CALL_NOT_FOUND', `Call ${callback.callId} does not exist`);
+  let event;
+  try {
+    event = carrierEventFromStatusCallback(callback.params);
+  } catch (error) {
+    throw new AppError('VALIDATION_FAILED', (error as Error).message);
+  }
+  if (event) await deps.workflows.reportCarrierEvent(call.id, event);
+}
