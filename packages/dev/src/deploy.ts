@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { childEnvironment, env } from './env';
 import { REPO_ROOT } from './paths';
 
 /** What a service's image holds, made without Docker: its compiled `dist/` and production dependencies. */
@@ -9,7 +10,7 @@ export type DeployableApp = 'api' | 'worker' | 'cli';
 
 /** pnpm as the running script was started with it (`npm_execpath`), else the one on PATH. */
 function pnpmCommand(): [string, string[]] {
-  const execPath = process.env.npm_execpath;
+  const execPath = env.npmExecPath;
   if (execPath && /pnpm/.test(execPath)) {
     return execPath.endsWith('.js') || execPath.endsWith('.cjs')
       ? [process.execPath, [execPath]]
@@ -32,7 +33,7 @@ export async function deployServices(
   for (const app of apps) {
     const dir = join(root, app);
     const args = [...prefix, '--filter', `@voice/${app}`, 'deploy', '--prod', '--legacy', dir];
-    await promisify(execFile)(command, args, { cwd: REPO_ROOT, env: { ...process.env, CI: 'true' } });
+    await promisify(execFile)(command, args, { cwd: REPO_ROOT, env: childEnvironment({ CI: 'true' }) });
     dirs[app] = dir;
   }
   return dirs;

@@ -4,6 +4,8 @@ export const env = {
   /** Web UI of the server at TEMPORAL_ADDRESS, for printing only. */
   temporalUiUrl: process.env.TEMPORAL_UI_URL || undefined,
   path: process.env.PATH ?? '',
+  /** The package manager that started this script (pnpm sets it for `pnpm run`). */
+  npmExecPath: process.env.npm_execpath || undefined,
 };
 
 /** This process's environment plus `extra`, for the programs it runs (the Go toolchain, services under test). */

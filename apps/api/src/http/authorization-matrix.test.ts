@@ -865,6 +865,8 @@ const PUBLIC_ROUTES: Record<string, string> = {
   'GET /metrics': 'scraped by Prometheus without credentials; labels are route templates, never ids',
   'GET /openapi.json': 'describes the public API; holds no account data',
   'GET /recordings/:call_id': "the link's signature is the credential (spec 2.3: signed URL, valid 1 hour)",
+  'POST /carrier/twilio/status/:call_id':
+    "Twilio's callbacks carry no API key: X-Twilio-Signature is the credential, checked before anything is read (carrier-callbacks.test.ts)",
 };
 const TRPC_ROUTE = '/trpc/:path';
 
