@@ -359,13 +359,13 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
   }
 
   function list(query: URLSearchParams) {
-    const after = query.get('StartTime>');
+    const startedSince = query.get('StartTime>');
     const matching = [...calls.values()].filter(
       (call) =>
         (!query.get('To') || call.to === query.get('To')) &&
         (!query.get('From') || call.from === query.get('From')) &&
         (!query.get('Status') || call.status === query.get('Status')) &&
-        (!after || +call.dateCreated >= Date.parse(after)),
+        (!startedSince || +call.dateCreated >= Date.parse(startedSince)),
     );
     const pageSize = Math.min(Number(query.get('PageSize') ?? '50'), 1000);
     return {

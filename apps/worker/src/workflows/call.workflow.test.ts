@@ -90,15 +90,16 @@ async function runWorker<T>(fn: (worker: Worker) => Promise<T>, carrier = deps.c
  */
 function scriptedCarrier(safetyNetMs: number, fetched: () => CarrierCallState) {
   const fetches: string[] = [];
+  const carrierCallId = (callId: string) => `CA${callId.replaceAll('-', '')}`;
   const carrier: Carrier = {
-    placeCall: async ({ callId }) => ({ carrierCallId: `CA${callId.replaceAll('-', '')}` }),
+    placeCall: async ({ callId }) => ({ carrierCallId: carrierCallId(callId) }),
     getCallState: async (carrierCallId) => {
       fetches.push(carrierCallId);
       return fetched();
     },
     safetyNetMs: () => safetyNetMs,
   };
-  return { carrier, fetches, carrierCallId: (callId: string) => `CA${callId.replaceAll('-', '')}` };
+  return { carrier, fetches, carrierCallId };
 }
 
 async function eventTimes(callId: string) {

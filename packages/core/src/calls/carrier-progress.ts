@@ -1,7 +1,7 @@
 import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { CarrierRefusal, type CarrierCallState, type CarrierEvent } from './carrier';
+import { ANSWERED_OUTCOMES, CarrierRefusal, type CarrierCallState, type CarrierEvent } from './carrier';
 import type { CallRuntime } from './call-runtime';
 import { finishCall } from './finish-call';
 import { TERMINAL_STATUSES } from './schemas';
@@ -95,8 +95,6 @@ async function progress(
       return done(await finishCall(deps, call, state));
   }
 }
-
-const ANSWERED_OUTCOMES = new Set<string>(['completed', 'user_hangup', 'agent_hangup']);
 
 /**
  * Applies the carrier's events for a call (signals the call workflow received since it last looked):

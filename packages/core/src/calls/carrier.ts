@@ -150,7 +150,12 @@ function decode(carrierCallId: string): SimulatedCall {
   return { outcome, placedAt: Number(placedAt) };
 }
 
-const ANSWERED = new Set<CarrierOutcome>(['completed', 'user_hangup', 'agent_hangup']);
+/** Outcomes of calls someone answered: they have talk time and a conversation. */
+export const ANSWERED_OUTCOMES: ReadonlySet<CarrierOutcome> = new Set([
+  'completed',
+  'user_hangup',
+  'agent_hangup',
+]);
 
 /**
  * A carrier simulator that is a pure function of (destination, call id, seed, time): it keeps no
@@ -179,7 +184,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     const at = (time: number) => new Date(time).toISOString();
     const event = { carrierCallId };
     const ringing: CarrierEvent = { ...event, kind: 'ringing', at: at(ringingAt), sequence: 1 };
-    if (!ANSWERED.has(outcome)) {
+    if (!ANSWERED_OUTCOMES.has(outcome)) {
       // Busy and declined end at the first ring; no answer rings out.
       const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
       return [ringing, { ...event, kind: 'ended', outcome, at: at(endsAt), sequence: 2 }];
@@ -227,7 +232,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
       const ringingAt = placedAt + dialMs;
       const ringEndsAt = ringingAt + ringMs;
       if (elapsed < dialMs) return { phase: 'dialing', nextCheckInMs: ringingAt - now.getTime() };
-      if (!ANSWERED.has(outcome)) {
+      if (!ANSWERED_OUTCOMES.has(outcome)) {
         const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
         if (now.getTime() < endsAt) return { phase: 'ringing', nextCheckInMs: endsAt - now.getTime() };
         return { phase: 'ended', outcome, answeredAt: null, endedAt: new Date(endsAt) };

@@ -36,6 +36,31 @@ export function failureOutcome(codes: { errorCode?: string; sipResponseCode?: st
   return 'failed';
 }
 
+/**
+ * The outcome of a call in one of Twilio's final statuses (a callback's CallStatus, a fetched call's
+ * status); null for a status that is not final. A `completed` call's connected end is the conversation's
+ * to tell; the carrier only says it ended.
+ */
+export function endedOutcome(
+  status: string,
+  codes: { errorCode?: string; sipResponseCode?: string } = {},
+): CarrierOutcome | null {
+  switch (status) {
+    case 'completed':
+      return 'completed';
+    case 'busy':
+      return 'busy';
+    // `canceled`: hung up by the service before anyone answered, so the callee did not answer.
+    case 'no-answer':
+    case 'canceled':
+      return 'no_answer';
+    case 'failed':
+      return failureOutcome(codes);
+    default:
+      return null;
+  }
+}
+
 /** Twilio's AnsweredBy: human, machine_start, machine_end_beep|silence|other, fax or unknown. */
 export function answeredByFrom(value: string | undefined): AnsweredBy | undefined {
   if (!value) return undefined;
@@ -81,18 +106,15 @@ export function carrierEventFromStatusCallback(
       return { ...base, kind: 'answered', ...(answeredBy ? { answeredBy } : {}) };
     case 'completed': {
       const seconds = Number(params.CallDuration ?? '0');
-      // The conversation says how a connected call ended; the carrier only that it did.
       return ended('completed', Number.isFinite(seconds) ? seconds * 1000 : undefined);
     }
     case 'busy':
-      return ended('busy');
     case 'no-answer':
-      return ended('no_answer');
     case 'canceled':
-      // Canceled before anyone answered (the service hung up while it rang): the callee did not answer.
-      return ended('no_answer');
     case 'failed':
-      return ended(failureOutcome({ errorCode: params.ErrorCode, sipResponseCode: params.SipResponseCode }));
+      return ended(
+        endedOutcome(status, { errorCode: params.ErrorCode, sipResponseCode: params.SipResponseCode })!,
+      );
     default:
       throw new Error(`Unknown CallStatus ${JSON.stringify(status)}`);
   }

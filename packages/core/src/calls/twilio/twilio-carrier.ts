@@ -1,13 +1,14 @@
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient';
-import { CarrierRefusal, type Carrier, type CarrierCallState, type CarrierOutcome } from '../carrier';
-import { failureOutcome } from './status-callback';
+import { CarrierRefusal, type Carrier, type CarrierCallState } from '../carrier';
+import { endedOutcome } from './status-callback';
 
 /**
- * The Twilio carrier (`@voice/core/twilio`, an entry of its own: the `twilio` package costs a quarter of
- * a second and 30 MB to load, which a service running the simulator should not pay): places calls through Twilio's REST API (the official `twilio` package) with a
+ * The Twilio carrier: places calls through Twilio's REST API (the official `twilio` package) with a
  * status callback per call, connects each answered call's audio to the media server
- * (`<Connect><Stream>`), and fetches a call's state when the workflow's safety net asks.
+ * (`<Connect><Stream>`), and fetches a call's state when the workflow's safety net asks. An entry of
+ * its own (`@voice/core/twilio`): the `twilio` package costs a quarter of a second and 30 MB to load,
+ * which a service running the simulator should not pay.
  */
 
 export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
@@ -47,13 +48,6 @@ const REFUSED_AT_CREATE: Record<number, 'not_in_service' | 'carrier_rejected'> =
   13225: 'carrier_rejected',
   21216: 'carrier_rejected',
   32224: 'carrier_rejected',
-};
-
-const ENDED_OUTCOME: Record<string, CarrierOutcome> = {
-  completed: 'completed',
-  busy: 'busy',
-  'no-answer': 'no_answer',
-  canceled: 'no_answer',
 };
 
 /** The TwiML of an outbound call: its audio streamed both ways to the media server. */
@@ -103,10 +97,9 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
           return { phase: 'ringing', nextCheckInMs: safetyNetMs };
         case 'in-progress':
           return { phase: 'answered', answeredAt: call.startTime ?? new Date(), nextCheckInMs: safetyNetMs };
-        case 'failed':
-          return { phase: 'ended', outcome: failureOutcome({}), answeredAt: null, endedAt };
         default: {
-          const outcome = ENDED_OUTCOME[call.status] ?? 'failed';
+          // A fetched call carries no SIP response code: a failure is just `failed`.
+          const outcome = endedOutcome(call.status) ?? 'failed';
           const seconds = Number(call.duration ?? '0');
           const answeredAt =
             outcome === 'completed'
