@@ -9,10 +9,33 @@ const Env = ServiceEnv.extend({
   SIMULATOR_RING_MS: z.coerce.number().int().min(0).default(4000),
   SIMULATOR_TALK_MS: z.coerce.number().int().min(0).default(20000),
   SIMULATOR_SEED: z.string().default('voice-agent'),
+  /** The carrier calls go through: the simulator (the default) or Twilio (docs/telephony.md). */
+  CARRIER: z.enum(['simulator', 'twilio']).default('simulator'),
+  /** Where the carrier streams a call's audio (`wss://…/media/twilio`); from PUBLIC_URL when unset. */
+  MEDIA_PUBLIC_URL: z.url().optional(),
+  /** How long an outbound call rings before the carrier gives it up as no answer (Twilio's Timeout). */
+  CARRIER_RING_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
+  /** How long a call waits for the carrier's next callback before fetching the call (the safety net). */
+  CARRIER_SAFETY_NET_MS: z.coerce.number().int().min(100).default(60_000),
   /** SMTP server for notification emails (`smtp://user:pass@host:587`); unset keeps them in the outbox. */
   SMTP_URL: z.url().optional(),
   MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
-}).superRefine(checkServiceEnv);
+}).superRefine((env, context) => {
+  checkServiceEnv(env, context);
+  if (env.CARRIER !== 'twilio') return;
+  if (!env.TWILIO_ACCOUNT_SID)
+    context.addIssue({
+      code: 'custom',
+      message: 'CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN',
+      path: ['TWILIO_ACCOUNT_SID'],
+    });
+  if (!env.PUBLIC_URL)
+    context.addIssue({
+      code: 'custom',
+      message: "CARRIER=twilio needs PUBLIC_URL: the api's address Twilio sends its status callbacks to",
+      path: ['PUBLIC_URL'],
+    });
+});
 export type WorkerEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {

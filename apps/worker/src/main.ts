@@ -2,7 +2,6 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import {
   coreConfigFromEnv,
-  createSimulatedCarrier,
   createSmtpMailer,
   deterministicConversationEngine,
   systemClock,
@@ -13,7 +12,8 @@ import pino from 'pino';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
 import { startWorkflowRelay } from './relay';
-import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
+import { createWorkflowStarter } from '@voice/workflows/starters';
+import { createCarrier } from './carrier';
 import { createWorker, workflowCodeBeside } from './worker';
 
 const env = loadEnv();
@@ -30,14 +30,7 @@ const deps = {
   // Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
   config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
   workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
-  carrier: createSimulatedCarrier({
-    dialMs: env.SIMULATOR_DIAL_MS,
-    ringMs: env.SIMULATOR_RING_MS,
-    talkMs: env.SIMULATOR_TALK_MS,
-    seed: env.SIMULATOR_SEED,
-    events: createCarrierEventSink(client),
-    onEventError: (err) => logger.warn({ err }, 'simulated carrier event not delivered'),
-  }),
+  carrier: await createCarrier(env, client, logger),
   conversation: deterministicConversationEngine,
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };
@@ -62,6 +55,7 @@ logger.info(
     temporal: env.TEMPORAL_ADDRESS,
     workflows: 'bundlePath' in workflowCode ? 'prebuilt bundle' : 'bundled from source',
     emails: env.SMTP_URL ? 'smtp' : 'outbox',
+    carrier: env.CARRIER,
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
   },
   'worker running',

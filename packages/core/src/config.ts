@@ -49,6 +49,8 @@ export const ServiceEnv = z.object({
     .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC followed by 32 hex digits)')
     .optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Where Twilio's REST API is: Twilio's own unless set (tests point it at the emulator). */
+  TWILIO_API_BASE_URL: z.url().optional(),
 });
 
 /** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */

@@ -176,7 +176,7 @@ export async function startApi(
   const service = spawnService(
     'api',
     name,
-    { ...env, HOST: '127.0.0.1', PORT: '0' },
+    { HOST: '127.0.0.1', PORT: '0', ...env },
     {
       build,
       onLine: (line) => {

@@ -22,9 +22,19 @@ export type CallStatus =
   | 'no-answer'
   | 'canceled';
 
+/** Twilio's AnsweredBy values of answering machine detection. */
+export type AnsweredBy =
+  | 'human'
+  | 'machine_start'
+  | 'machine_end_beep'
+  | 'machine_end_silence'
+  | 'machine_end_other'
+  | 'fax'
+  | 'unknown';
+
 /** What a destination does when called: the last four digits pick it. */
 export type Behaviour =
-  | { kind: 'answer'; hangUpAfterMs: number | null }
+  | { kind: 'answer'; hangUpAfterMs: number | null; answeredBy?: AnsweredBy }
   | { kind: 'busy'; sipResponseCode: string }
   | { kind: 'no-answer' }
   | { kind: 'failed'; sipResponseCode: string };
@@ -38,6 +48,8 @@ export const DESTINATIONS: Record<string, Behaviour> = {
   '0006': { kind: 'failed', sipResponseCode: '500' },
   // Answers and stays on the line until the service hangs up (the agent ends the call).
   '0008': { kind: 'answer', hangUpAfterMs: null },
+  // An answering machine: its greeting ends with a beep, then it records until the service hangs up.
+  '0010': { kind: 'answer', hangUpAfterMs: null, answeredBy: 'machine_end_beep' },
 };
 
 export interface EmulatorOptions {
@@ -51,6 +63,10 @@ export interface EmulatorOptions {
   talkMs?: number;
   /** Milliseconds the emulator spends per second of the call's Timeout (ring time of a no-answer). */
   msPerTimeoutSecond?: number;
+  /** From answer to the async machine detection's result (Twilio: MachineDetectionDuration). */
+  detectionMs?: number;
+  /** How long the callee of a transfer (`<Dial>`) talks before hanging up. */
+  transferTalkMs?: number;
 }
 
 export interface Callback {
@@ -77,6 +93,12 @@ export interface EmulatedCall {
   callbacks: Callback[];
   /** Every update the service made (POST to the call): its parameters. */
   updates: Record<string, string>[];
+  /** The number a `<Dial>` redirect handed the call to. */
+  transferredTo: string | null;
+  /** What `<Say>` verbs of redirects spoke (a voicemail left after the beep). */
+  said: string[];
+  /** The async machine detection's callback, once sent. */
+  detection: Callback | null;
 }
 
 export interface TwilioEmulator {
@@ -87,8 +109,15 @@ export interface TwilioEmulator {
   call(sid: string): EmulatedCall | undefined;
   /** Every request the emulator answered: method, path and HTTP status. */
   requests: { method: string; path: string; status: number }[];
+  /**
+   * Runs before the emulator answers a create (the call exists, its progress has begun): a test can
+   * stop the service in the window between Twilio accepting a call and the service hearing of it.
+   */
+  onCallCreated(handler: ((call: EmulatedCall) => Promise<void> | void) | null): void;
   /** Drops (does not send) the status callbacks the predicate matches: a lost callback. */
   dropCallbacks(predicate: ((call: EmulatedCall, status: CallStatus) => boolean) | null): void;
+  /** Sends a callback again, signed as before (Twilio retries a callback it could not deliver). */
+  resend(callback: Callback): Promise<number | null>;
   /** Ends every call still in progress as the callee hanging up. */
   hangUpAll(): void;
   close(): Promise<void>;
@@ -153,6 +182,14 @@ class TwilioError extends Error {
   }
 }
 
+const decodeXml = (text: string) =>
+  text
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&apos;', "'")
+    .replaceAll('&amp;', '&');
+
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
 /** Twilio's dates: RFC 2822, e.g. "Tue, 31 Aug 2010 20:36:28 +0000". */
 const rfc2822 = (date: Date | null) => (date ? date.toUTCString().replace('GMT', '+0000') : null);
@@ -180,11 +217,14 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
   const ringMs = options.ringMs ?? 50;
   const talkMs = options.talkMs ?? 200;
   const msPerTimeoutSecond = options.msPerTimeoutSecond ?? 5;
+  const detectionMs = options.detectionMs ?? 30;
+  const transferTalkMs = options.transferTalkMs ?? talkMs;
   const calls = new Map<string, EmulatedCall>();
   const timers = new Map<string, NodeJS.Timeout[]>();
   const requests: TwilioEmulator['requests'] = [];
   const pending = new Set<Promise<unknown>>();
   let drop: ((call: EmulatedCall, status: CallStatus) => boolean) | null = null;
+  let createdHook: ((call: EmulatedCall) => Promise<void> | void) | null = null;
 
   const base = `/2010-04-01/Accounts/${accountSid}`;
 
@@ -248,8 +288,12 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       params.Duration = String(Math.ceil(seconds / 60));
     }
     if (call.sipResponseCode) params.SipResponseCode = call.sipResponseCode;
+    call.callbacks.push(post(url, params));
+  }
+
+  /** A signed, form-encoded POST to the service, as Twilio sends its callbacks. */
+  function post(url: string, params: Record<string, string>): Callback {
     const callback: Callback = { url, params, status: null };
-    call.callbacks.push(callback);
     const sent = fetch(url, {
       method: 'POST',
       headers: {
@@ -267,6 +311,21 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       .catch(() => {});
     pending.add(sent);
     void sent.finally(() => pending.delete(sent));
+    return callback;
+  }
+
+  /** Async answering machine detection (MachineDetection with AsyncAmd): its result, after answer. */
+  function detect(call: EmulatedCall, answeredBy: AnsweredBy) {
+    const url = call.created.AsyncAmdStatusCallback;
+    if (!call.created.MachineDetection || call.created.AsyncAmd !== 'true' || !url) return;
+    after(call, detectionMs, () => {
+      call.detection = post(url, {
+        AccountSid: accountSid,
+        CallSid: call.sid,
+        AnsweredBy: answeredBy,
+        MachineDetectionDuration: String(detectionMs),
+      });
+    });
   }
 
   function after(call: EmulatedCall, ms: number, step: () => void) {
@@ -305,6 +364,7 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
           call.status = 'in-progress';
           call.answeredAt = new Date();
           report(call, 'answered');
+          detect(call, behaviour.answeredBy ?? 'human');
           if (behaviour.hangUpAfterMs !== null)
             after(call, behaviour.hangUpAfterMs, () => end(call, 'completed'));
         });
@@ -340,6 +400,9 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       sipResponseCode: null,
       callbacks: [],
       updates: [],
+      transferredTo: null,
+      said: [],
+      detection: null,
     };
     calls.set(call.sid, call);
     progress(call);
@@ -356,17 +419,50 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       (call.status === 'queued' || call.status === 'ringing' || call.status === 'initiated')
     )
       end(call, 'canceled');
+    if (params.Twiml !== undefined) {
+      if (call.status !== 'in-progress')
+        throw new TwilioError(400, 21220, 'Call is not in-progress. Cannot redirect.');
+      redirect(call, params.Twiml);
+    }
+  }
+
+  /**
+   * A live call redirected to new TwiML: the verbs the service uses, in order. `<Dial>` hands the call
+   * to that number (whose callee talks, then hangs up); `<Say>` speaks; `<Hangup>` ends the call.
+   */
+  function redirect(call: EmulatedCall, twiml: string) {
+    for (const timer of timers.get(call.sid) ?? []) clearTimeout(timer);
+    timers.delete(call.sid);
+    let spokenMs = 0;
+    for (const [, verb, body] of twiml.matchAll(/<(Dial|Say|Hangup)\b[^>]*?(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
+      const text = decodeXml(body ?? '').trim();
+      if (verb === 'Say') {
+        call.said.push(text);
+        spokenMs += 10 * text.length;
+      } else if (verb === 'Dial') {
+        call.transferredTo = text;
+        return after(call, spokenMs + transferTalkMs, () => end(call, 'completed'));
+      } else {
+        return after(call, spokenMs, () => end(call, 'completed'));
+      }
+    }
+    // TwiML that runs out ends the call, as Twilio's does.
+    after(call, spokenMs, () => end(call, 'completed'));
   }
 
   function list(query: URLSearchParams) {
+    // Twilio's StartTime filters take a date (YYYY-MM-DD) or a date and time; a call not yet started
+    // has no start time and matches no StartTime filter.
     const startedSince = query.get('StartTime>');
     const matching = [...calls.values()].filter(
       (call) =>
         (!query.get('To') || call.to === query.get('To')) &&
         (!query.get('From') || call.from === query.get('From')) &&
         (!query.get('Status') || call.status === query.get('Status')) &&
-        (!startedSince || +call.dateCreated >= Date.parse(startedSince)),
+        (!startedSince || (call.startTime !== null && +call.startTime >= Date.parse(startedSince))),
     );
+    // Most recent first, as Twilio lists them.
+    matching.sort((a, b) => +b.dateCreated - +a.dateCreated);
     const pageSize = Math.min(Number(query.get('PageSize') ?? '50'), 1000);
     return {
       calls: matching.slice(0, pageSize).map(resource),
@@ -400,8 +496,11 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     try {
       authenticate(request);
       const path = url.pathname;
-      if (path === `${base}/Calls.json` && request.method === 'POST')
-        return send(201, resource(create(single(await readForm(request), CREATE_PARAMETERS))));
+      if (path === `${base}/Calls.json` && request.method === 'POST') {
+        const call = create(single(await readForm(request), CREATE_PARAMETERS));
+        await createdHook?.(call);
+        return send(201, resource(call));
+      }
       if (path === `${base}/Calls.json` && request.method === 'GET') return send(200, list(url.searchParams));
       const match = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`).exec(path);
       const call = match ? calls.get(match[1]!) : undefined;
@@ -428,8 +527,16 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     calls: () => [...calls.values()],
     call: (callSid) => calls.get(callSid),
     requests,
+    onCallCreated(handler) {
+      createdHook = handler;
+    },
     dropCallbacks(predicate) {
       drop = predicate;
+    },
+    async resend(callback) {
+      const again = post(callback.url, callback.params);
+      await Promise.allSettled([...pending]);
+      return again.status;
     },
     hangUpAll() {
       for (const call of calls.values()) if (call.status === 'in-progress') end(call, 'completed');

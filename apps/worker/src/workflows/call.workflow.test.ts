@@ -98,6 +98,16 @@ function scriptedCarrier(safetyNetMs: number, fetched: () => CarrierCallState) {
       return fetched();
     },
     safetyNetMs: () => safetyNetMs,
+    findPlacedCalls: async () => [],
+    hangUp: async () => {
+      throw new Error('The scripted carrier does not hang up');
+    },
+    transfer: async () => {
+      throw new Error('The scripted carrier does not transfer');
+    },
+    leaveMessage: async () => {
+      throw new Error('The scripted carrier does not leave messages');
+    },
   };
   return { carrier, fetches, carrierCallId };
 }

@@ -49,6 +49,7 @@ function countingCarrier(options: SimulatedCarrierOptions, sink: CarrierEventSin
     },
   });
   const carrier: Carrier = {
+    ...inner,
     async placeCall(request) {
       seen.dials.push({ to: request.to, at: Date.now() });
       seen.open += 1;
@@ -60,7 +61,6 @@ function countingCarrier(options: SimulatedCarrierOptions, sink: CarrierEventSin
       if (state.phase === 'ended') end(id);
       return state;
     },
-    safetyNetMs: (id, now) => inner.safetyNetMs(id, now),
   };
   return { carrier, seen };
 }

@@ -29,14 +29,23 @@ async function loadCallForProgress(db: CoreDeps['db'], callId: string): Promise<
 const done = (status: CallStatus): CallProgress => ({ status, terminal: true, nextCheckInMs: 0 });
 
 /**
- * Dials through the carrier (once: a retried activity finds the carrier call id already stored), then
- * leaves the call to the carrier's events, with the safety net's first look due when the carrier says.
+ * Dials through the carrier at most once. The attempt is recorded before the carrier is asked; an
+ * activity retried after a crash in between (the carrier accepted the call, its id was never stored)
+ * first looks for the call it may already have placed (the carrier's calls from this number to that
+ * one since the attempt, not claimed by another call) and adopts it rather than dialing again. Then
+ * it leaves the call to the carrier's events, with the safety net's first look due when the carrier
+ * says.
  */
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
   if (call.carrierCallId) return awaitingEvents(deps, call.status, call.carrierCallId);
+  if (call.dialAttemptedAt) {
+    const placed = await findPlacedCall(deps, call, call.dialAttemptedAt);
+    if (placed) return awaitingEvents(deps, call.status, placed);
+  }
   const placedAt = deps.clock.now();
+  await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
   let carrierCallId: string;
   try {
     ({ carrierCallId } = await deps.carrier.placeCall({
@@ -53,6 +62,21 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   }
   await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
   return awaitingEvents(deps, call.status, carrierCallId);
+}
+
+/** The carrier call an earlier attempt placed for this call, adopted; null when there is none. */
+async function findPlacedCall(deps: CoreDeps & CallRuntime, call: Call, since: Date): Promise<string | null> {
+  const found = await deps.carrier.findPlacedCalls({ from: call.fromNumber, to: call.toNumber, since });
+  if (found.length === 0) return null;
+  const claimed = await deps.db.call.findMany({
+    where: { carrierCallId: { in: found } },
+    select: { carrierCallId: true },
+  });
+  const taken = new Set(claimed.map((row) => row.carrierCallId));
+  const carrierCallId = found.find((id) => !taken.has(id));
+  if (!carrierCallId) return null;
+  await deps.db.call.updateMany({ where: { id: call.id, carrierCallId: null }, data: { carrierCallId } });
+  return carrierCallId;
 }
 
 const awaitingEvents = (
@@ -121,19 +145,12 @@ export async function applyCarrierEvents(
   const ringing = find('ringing');
   const answered = find('answered');
   const ended = find('ended');
+  // The last word of the carrier's machine detection, wherever it came.
+  const answeredBy = ordered
+    .map((event) => ('answeredBy' in event ? event.answeredBy : undefined))
+    .findLast((value) => value !== undefined);
 
-  if (ended) {
-    const endedAt = new Date(ended.at);
-    let answeredAt: Date | null = null;
-    if (ANSWERED_OUTCOMES.has(ended.outcome)) {
-      answeredAt = answered
-        ? new Date(answered.at)
-        : ended.durationMs !== undefined
-          ? new Date(endedAt.getTime() - ended.durationMs)
-          : (call.connectedAt ?? endedAt);
-    }
-    return done(await finishCall(deps, call, { outcome: ended.outcome, answeredAt, endedAt }));
-  }
+  // Transitions first, each at the carrier's time, so the end (which records any it did not see) finds them.
   let status = call.status;
   if (ringing || answered) {
     await advance(deps, call.id, status, 'ringing', new Date((ringing ?? answered)!.at));
@@ -143,6 +160,22 @@ export async function applyCarrierEvents(
     await advance(deps, call.id, status, 'ongoing', new Date(answered.at));
     status = 'ongoing';
   }
+  if (ended) {
+    const endedAt = new Date(ended.at);
+    let answeredAt: Date | null = null;
+    if (ANSWERED_OUTCOMES.has(ended.outcome)) {
+      // The carrier's own talk time, where it gives one, makes the call's duration.
+      answeredAt =
+        ended.durationMs !== undefined
+          ? new Date(endedAt.getTime() - ended.durationMs)
+          : answered
+            ? new Date(answered.at)
+            : (call.connectedAt ?? endedAt);
+    }
+    return done(await finishCall(deps, call, { outcome: ended.outcome, answeredAt, endedAt, answeredBy }));
+  }
+  if (answeredBy && answeredBy !== call.answeredBy)
+    await deps.db.call.update({ where: { id: callId }, data: { answeredBy } });
   return awaitingEvents(deps, status, carrierCallId);
 }
 

@@ -21,6 +21,17 @@ export interface Carrier {
    * the time the carrier would have reported by, with a margin for late callbacks.
    */
   safetyNetMs(carrierCallId: string, now: Date): number;
+  /**
+   * The carrier calls from `from` to `to` created since `since`, oldest first: a dial retried after a
+   * crash looks here for the call it may already have placed (at-most-once dialing).
+   */
+  findPlacedCalls(request: { from: string; to: string; since: Date }): Promise<string[]>;
+  /** Ends a call from the service's side (Twilio: updates the call to `completed`). */
+  hangUp(carrierCallId: string, now: Date): Promise<void>;
+  /** Hands a connected call over to another number and leaves it (Twilio: redirects it to `<Dial>`). */
+  transfer(carrierCallId: string, destination: string, now: Date): Promise<void>;
+  /** Speaks a message, then hangs up: a voicemail left after the beep (Twilio: `<Say>` then `<Hangup>`). */
+  leaveMessage(carrierCallId: string, message: { text: string; language: string }, now: Date): Promise<void>;
 }
 
 /** Who answered, where the carrier's machine detection says (Twilio: AnsweredBy, simplified). */
@@ -41,6 +52,8 @@ export type CarrierEvent = {
 } & (
   | { kind: 'initiated' | 'ringing' }
   | { kind: 'answered'; answeredBy?: AnsweredBy }
+  /** The carrier's answering machine detection decided who answered (Twilio: the async AMD callback). */
+  | { kind: 'detected'; answeredBy: AnsweredBy }
   | {
       kind: 'ended';
       outcome: CarrierOutcome;
@@ -142,12 +155,13 @@ function pickWeighted(weights: Partial<Record<CarrierOutcome, number>>, key: str
 interface SimulatedCall {
   outcome: CarrierOutcome;
   placedAt: number;
+  callId: string;
 }
 
 /** The simulator's carrier call id encodes the outcome and when dialing started: it keeps no state. */
 function decode(carrierCallId: string): SimulatedCall {
-  const [, outcome, placedAt] = carrierCallId.split(':') as [string, CarrierOutcome, string];
-  return { outcome, placedAt: Number(placedAt) };
+  const [, outcome, placedAt, ...callId] = carrierCallId.split(':') as [string, CarrierOutcome, string];
+  return { outcome, placedAt: Number(placedAt), callId: callId.join(':') };
 }
 
 /** Outcomes of calls someone answered: they have talk time and a conversation. */
@@ -176,6 +190,9 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
   const outcomeFor = (callId: string, to: string): CarrierOutcome =>
     rules.find((rule) => to.endsWith(rule.suffix))?.outcome ?? pickWeighted(weights, `${seed}:${callId}`);
 
+  /** Calls the service ended (hung up, transferred, left a message on): carrier call id → when. */
+  const endedByService = new Map<string, number>();
+
   /** The call's events with their times, in order. */
   function schedule(carrierCallId: string): CarrierEvent[] {
     const { outcome, placedAt } = decode(carrierCallId);
@@ -184,24 +201,49 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     const at = (time: number) => new Date(time).toISOString();
     const event = { carrierCallId };
     const ringing: CarrierEvent = { ...event, kind: 'ringing', at: at(ringingAt), sequence: 1 };
-    if (!ANSWERED_OUTCOMES.has(outcome)) {
-      // Busy and declined end at the first ring; no answer rings out.
-      const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
-      return [ringing, { ...event, kind: 'ended', outcome, at: at(endsAt), sequence: 2 }];
-    }
-    return [
-      ringing,
-      { ...event, kind: 'answered', answeredBy: 'human', at: at(ringEndsAt), sequence: 2 },
-      {
-        ...event,
-        kind: 'ended',
-        outcome,
-        at: at(ringEndsAt + talkMs),
-        durationMs: talkMs,
-        answeredBy: 'human',
-        sequence: 3,
-      },
-    ];
+    const events: CarrierEvent[] = !ANSWERED_OUTCOMES.has(outcome)
+      ? // Busy and declined end at the first ring; no answer rings out.
+        [
+          ringing,
+          {
+            ...event,
+            kind: 'ended',
+            outcome,
+            at: at(outcome === 'no_answer' ? ringEndsAt : ringingAt),
+            sequence: 2,
+          },
+        ]
+      : [
+          ringing,
+          { ...event, kind: 'answered', answeredBy: 'human', at: at(ringEndsAt), sequence: 2 },
+          {
+            ...event,
+            kind: 'ended',
+            outcome,
+            at: at(ringEndsAt + talkMs),
+            durationMs: talkMs,
+            answeredBy: 'human',
+            sequence: 3,
+          },
+        ];
+    const endedAt = endedByService.get(carrierCallId);
+    const scheduledEnd = Date.parse(events.at(-1)!.at);
+    if (endedAt === undefined || endedAt >= scheduledEnd) return events;
+    // The service ended it first: what happened before, then the end at that time.
+    const before = events.filter((e) => Date.parse(e.at) <= endedAt && e.kind !== 'ended');
+    const answered = before.find((e) => e.kind === 'answered');
+    const end: CarrierEvent = answered
+      ? {
+          ...event,
+          kind: 'ended',
+          outcome: 'completed',
+          at: at(endedAt),
+          durationMs: endedAt - Date.parse(answered.at),
+          answeredBy: 'human',
+          sequence: before.length + 1,
+        }
+      : { ...event, kind: 'ended', outcome: 'no_answer', at: at(endedAt), sequence: before.length + 1 };
+    return [...before, end];
   }
 
   function report(callId: string, carrierCallId: string, placedAt: number) {
@@ -209,12 +251,23 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     for (const event of schedule(carrierCallId)) {
       const timer = setTimeout(
         () => {
+          // An event the service's own ending made moot is not sent.
+          if (!schedule(carrierCallId).some((e) => e.kind === event.kind && e.at === event.at)) return;
           sink(callId, event).catch((error: unknown) => options.onEventError?.(error));
         },
         Math.max(0, Date.parse(event.at) - placedAt),
       );
       timer.unref();
     }
+  }
+
+  /** The service ends a call: its end is reported at once (the simulated callee hears nothing more). */
+  async function endByService(carrierCallId: string, now: Date) {
+    const before = schedule(carrierCallId);
+    endedByService.set(carrierCallId, Math.max(now.getTime(), decode(carrierCallId).placedAt));
+    const end = schedule(carrierCallId).at(-1)!;
+    if (end.at === before.at(-1)!.at) return;
+    await sink?.(decode(carrierCallId).callId, end);
   }
 
   return {
@@ -227,27 +280,26 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
       return { carrierCallId };
     },
     async getCallState(carrierCallId, now) {
-      const { outcome, placedAt } = decode(carrierCallId);
-      const elapsed = now.getTime() - placedAt;
-      const ringingAt = placedAt + dialMs;
-      const ringEndsAt = ringingAt + ringMs;
-      if (elapsed < dialMs) return { phase: 'dialing', nextCheckInMs: ringingAt - now.getTime() };
-      if (!ANSWERED_OUTCOMES.has(outcome)) {
-        const endsAt = outcome === 'no_answer' ? ringEndsAt : ringingAt;
-        if (now.getTime() < endsAt) return { phase: 'ringing', nextCheckInMs: endsAt - now.getTime() };
-        return { phase: 'ended', outcome, answeredAt: null, endedAt: new Date(endsAt) };
-      }
-      if (now.getTime() < ringEndsAt) return { phase: 'ringing', nextCheckInMs: ringEndsAt - now.getTime() };
-      const endsAt = ringEndsAt + talkMs;
-      if (now.getTime() < endsAt) {
-        return { phase: 'answered', answeredAt: new Date(ringEndsAt), nextCheckInMs: endsAt - now.getTime() };
-      }
-      return { phase: 'ended', outcome, answeredAt: new Date(ringEndsAt), endedAt: new Date(endsAt) };
+      const events = schedule(carrierCallId);
+      const happened = events.filter((event) => Date.parse(event.at) <= now.getTime());
+      const next = events.find((event) => Date.parse(event.at) > now.getTime());
+      const nextCheckInMs = next ? Date.parse(next.at) - now.getTime() : 0;
+      const answered = happened.find((event) => event.kind === 'answered');
+      const answeredAt = answered ? new Date(answered.at) : null;
+      const ended = happened.find((event) => event.kind === 'ended');
+      if (ended) return { phase: 'ended', outcome: ended.outcome, answeredAt, endedAt: new Date(ended.at) };
+      if (answeredAt) return { phase: 'answered', answeredAt, nextCheckInMs };
+      return { phase: happened.length > 0 ? 'ringing' : 'dialing', nextCheckInMs };
     },
     safetyNetMs(carrierCallId, now) {
       const next = schedule(carrierCallId).find((event) => Date.parse(event.at) > now.getTime());
       // Every event is due: the end is late, look again after the margin.
       return Math.max(0, (next ? Date.parse(next.at) - now.getTime() : 0) + graceMs);
     },
+    // A simulated dial reaches nobody, so a retried one has nothing to find and simply dials again.
+    findPlacedCalls: async () => [],
+    hangUp: endByService,
+    transfer: (carrierCallId, _destination, now) => endByService(carrierCallId, now),
+    leaveMessage: (carrierCallId, _message, now) => endByService(carrierCallId, now),
   };
 }

@@ -1,7 +1,7 @@
 import type { Call, CallStatus } from '@voice/db';
 import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
-import type { CarrierOutcome } from './carrier';
+import type { AnsweredBy, CarrierOutcome } from './carrier';
 import type { CallRuntime } from './call-runtime';
 
 /** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
@@ -25,15 +25,31 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
 }
 
 /**
+ * How a connected call ended: as the service ended it (hang-up, transfer, voicemail) when it did,
+ * otherwise as the carrier reports.
+ */
+function connectedOutcome(
+  call: Call,
+  ended: { outcome: CarrierOutcome; answeredAt: Date | null },
+): CarrierOutcome {
+  if (!ended.answeredAt || !call.serviceEndReason) return ended.outcome;
+  return call.serviceEndReason === 'agent_hangup' ? 'agent_hangup' : 'completed';
+}
+
+/**
  * The end of the call: the conversation and its analysis for connected calls, then the terminal
  * status and the transitions it went through, in one statement. Only the first finish counts.
  */
 export async function finishCall(
   deps: CoreDeps & CallRuntime,
   call: Call,
-  ended: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date },
+  carrierEnd: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date; answeredBy?: AnsweredBy },
 ): Promise<CallStatus> {
+  const ended = { ...carrierEnd, outcome: connectedOutcome(call, carrierEnd) };
   const { status, reason } = terminalStatusFor(ended.outcome);
+  // A transferred call ends normally; its last transition says where it went.
+  const endEventReason =
+    reason ?? (ended.answeredAt && call.serviceEndReason === 'transferred' ? 'transferred' : null);
   const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
   let analysis: ConversationColumns | null = null;
   if (ended.answeredAt) {
@@ -49,7 +65,7 @@ export async function finishCall(
   ) {
     events.push({ status: 'ringing', reason: null, at: ended.endedAt });
   }
-  events.push({ status, reason, at: ended.endedAt });
+  events.push({ status, reason: endEventReason, at: ended.endedAt });
   // One statement, so a call's end costs one round trip: the update only matches a call still in
   // progress, and the transitions are recorded only by the update that matched.
   const [row] = await deps.db.$queryRaw<{ updated: number }[]>`
@@ -59,6 +75,7 @@ export async function finishCall(
         disconnection_reason = ${reason},
         ended_at = ${ended.endedAt},
         connected_at = COALESCE(${ended.answeredAt}::timestamptz, connected_at),
+        answered_by = COALESCE(${ended.answeredBy ?? null}::text, answered_by),
         transcript = COALESCE(${analysis?.transcript ?? null}::jsonb, transcript),
         summary = COALESCE(${analysis?.summary ?? null}::text, summary),
         vars_extracted = COALESCE(${analysis?.varsExtracted ?? null}::jsonb, vars_extracted),

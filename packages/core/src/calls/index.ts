@@ -13,3 +13,4 @@ export * from './list-calls';
 export * from './test-contacts';
 export * from './twilio/status-callback';
 export * from './twilio/callbacks';
+export * from './media-stream-token';

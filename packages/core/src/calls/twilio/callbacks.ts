@@ -1,8 +1,21 @@
+import type * as TwilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
 import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { carrierEventFromStatusCallback } from './status-callback';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Webhooks = typeof TwilioWebhooks;
+
+/**
+ * The `twilio` package's request validation, loaded on the first callback: the signature check needs
+ * only this part of the package. Node's ESM loader puts a CommonJS module's exports under `default`;
+ * other loaders lift them to the namespace.
+ */
+async function twilioWebhooks(): Promise<Webhooks> {
+  const loaded = (await import('twilio/lib/webhooks/webhooks.js')) as Webhooks & { default?: Webhooks };
+  return loaded.default ?? loaded;
+}
 
 export interface TwilioCallback {
   callId: string;
@@ -23,8 +36,7 @@ export interface TwilioCallback {
 export async function receiveTwilioStatusCallback(deps: CoreDeps, callback: TwilioCallback): Promise<void> {
   const authToken = deps.config.twilio?.authToken;
   if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
-  // Loaded on the first callback: the signature check needs only this part of the package.
-  const { validateRequest } = (await import('twilio/lib/webhooks/webhooks.js')).default;
+  const { validateRequest } = await twilioWebhooks();
   if (!callback.signature || !validateRequest(authToken, callback.signature, callback.url, callback.params))
     throw new AppError('FORBIDDEN', 'The X-Twilio-Signature header does not match the request');
   const call = UUID.test(callback.callId)

@@ -29,13 +29,15 @@ describe('Twilio status callbacks as carrier events', () => {
     expect(
       event({ CallStatus: 'in-progress', SequenceNumber: '2', AnsweredBy: 'machine_end_beep' }),
     ).toMatchObject({ kind: 'answered', answeredBy: 'machine' });
+    // A completed call the service did not end was hung up by the callee.
     expect(event({ CallStatus: 'completed', CallDuration: '42', SequenceNumber: '3' })).toMatchObject({
       kind: 'ended',
-      outcome: 'completed',
+      outcome: 'user_hangup',
       durationMs: 42_000,
       sequence: 3,
     });
     expect(event({ CallStatus: 'busy', SipResponseCode: '486' })).toMatchObject({ outcome: 'busy' });
+    expect(event({ CallStatus: 'busy', SipResponseCode: '603' })).toMatchObject({ outcome: 'declined' });
     expect(event({ CallStatus: 'no-answer', SipResponseCode: '487' })).toMatchObject({
       outcome: 'no_answer',
     });

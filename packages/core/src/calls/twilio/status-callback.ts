@@ -38,8 +38,8 @@ export function failureOutcome(codes: { errorCode?: string; sipResponseCode?: st
 
 /**
  * The outcome of a call in one of Twilio's final statuses (a callback's CallStatus, a fetched call's
- * status); null for a status that is not final. A `completed` call's connected end is the conversation's
- * to tell; the carrier only says it ended.
+ * status); null for a status that is not final. A `completed` call was hung up by the callee unless the
+ * service ended it itself (hang-up, transfer, voicemail), which the call records and finishCall prefers.
  */
 export function endedOutcome(
   status: string,
@@ -47,9 +47,10 @@ export function endedOutcome(
 ): CarrierOutcome | null {
   switch (status) {
     case 'completed':
-      return 'completed';
+      return 'user_hangup';
+    // The callee declining the call (SIP 603 Decline) ends it as busy too.
     case 'busy':
-      return 'busy';
+      return codes.sipResponseCode === '603' ? 'declined' : 'busy';
     // `canceled`: hung up by the service before anyone answered, so the callee did not answer.
     case 'no-answer':
     case 'canceled':
@@ -106,7 +107,7 @@ export function carrierEventFromStatusCallback(
       return { ...base, kind: 'answered', ...(answeredBy ? { answeredBy } : {}) };
     case 'completed': {
       const seconds = Number(params.CallDuration ?? '0');
-      return ended('completed', Number.isFinite(seconds) ? seconds * 1000 : undefined);
+      return ended('user_hangup', Number.isFinite(seconds) ? seconds * 1000 : undefined);
     }
     case 'busy':
     case 'no-answer':

@@ -98,10 +98,10 @@ describe('the Twilio carrier', () => {
       ['answered', 2],
       ['ended', 3],
     ]);
-    expect(mine().at(-1)!.event).toMatchObject({ carrierCallId, outcome: 'completed', durationMs: 1_000 });
+    expect(mine().at(-1)!.event).toMatchObject({ carrierCallId, outcome: 'user_hangup', durationMs: 1_000 });
 
     const state = await carrier().getCallState(carrierCallId, new Date());
-    expect(state).toMatchObject({ phase: 'ended', outcome: 'completed' });
+    expect(state).toMatchObject({ phase: 'ended', outcome: 'user_hangup' });
   });
 
   it('reads busy, unanswered and failed calls back as the carrier ended them', async () => {

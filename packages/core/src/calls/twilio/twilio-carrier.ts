@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient';
+
 import { CarrierRefusal, type Carrier, type CarrierCallState } from '../carrier';
 import { endedOutcome } from './status-callback';
 
@@ -48,6 +49,28 @@ const REFUSED_AT_CREATE: Record<number, 'not_in_service' | 'carrier_rejected'> =
   13225: 'carrier_rejected',
   21216: 'carrier_rejected',
   32224: 'carrier_rejected',
+};
+
+type SayLanguage = NonNullable<
+  Exclude<Parameters<InstanceType<typeof twilio.twiml.VoiceResponse>['say']>[0], string>['language']
+>;
+
+/** How far before a dial attempt a retried dial looks for the call it may have placed. */
+const PLACED_CALL_CLOCK_MARGIN_MS = 10_000;
+
+/** `<Say>`'s language for an agent's language tag (Twilio's own voices take tags like `he-IL`). */
+function sayLanguage(language: string): SayLanguage {
+  const tag = language.includes('-') ? language : (SAY_REGIONS[language] ?? language);
+  return tag as SayLanguage;
+}
+const SAY_REGIONS: Record<string, string> = {
+  he: 'he-IL',
+  en: 'en-US',
+  ar: 'ar-XA',
+  es: 'es-ES',
+  fr: 'fr-FR',
+  de: 'de-DE',
+  ru: 'ru-RU',
 };
 
 /** The TwiML of an outbound call: its audio streamed both ways to the media server. */
@@ -102,7 +125,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
           const outcome = endedOutcome(call.status) ?? 'failed';
           const seconds = Number(call.duration ?? '0');
           const answeredAt =
-            outcome === 'completed'
+            outcome === 'user_hangup'
               ? new Date(endedAt.getTime() - (Number.isFinite(seconds) ? seconds : 0) * 1000)
               : null;
           return { phase: 'ended', outcome, answeredAt, endedAt };
@@ -111,5 +134,32 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     },
 
     safetyNetMs: () => safetyNetMs,
+
+    async findPlacedCalls({ from, to, since }) {
+      // Twilio's times have whole seconds, and its clock is not ours: look a little further back.
+      const after = since.getTime() - PLACED_CALL_CLOCK_MARGIN_MS;
+      const calls = await client.calls.list({ from, to, limit: 50 });
+      return calls
+        .filter((call) => call.dateCreated.getTime() >= after)
+        .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
+        .map((call) => call.sid);
+    },
+
+    async hangUp(carrierCallId) {
+      await client.calls(carrierCallId).update({ status: 'completed' });
+    },
+
+    async transfer(carrierCallId, destination) {
+      const response = new twilio.twiml.VoiceResponse();
+      response.dial(destination);
+      await client.calls(carrierCallId).update({ twiml: response.toString() });
+    },
+
+    async leaveMessage(carrierCallId, message) {
+      const response = new twilio.twiml.VoiceResponse();
+      response.say({ language: sayLanguage(message.language) }, message.text);
+      response.hangup();
+      await client.calls(carrierCallId).update({ twiml: response.toString() });
+    },
   };
 }

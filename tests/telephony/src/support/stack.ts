@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import {
+  deferredWorkflows,
+  systemClock,
+  systemResolver,
+  TERMINAL_STATUSES,
+  type CoreDeps,
+} from '@voice/core';
+import { seedAccount } from '@voice/core/testing';
+import type { Call, CallEvent } from '@voice/db';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import {
+  callApi,
+  freePort,
+  JWT_SECRET,
+  SECRETS_KEY,
+  serviceEnv,
+  startApi,
+  startWorker,
+  stopAll,
+  waitFor,
+  type ApiProcess,
+  type ApiResponse,
+  type WorkerProcess,
+} from '@voice/dev';
+import { startTwilioEmulator, type EmulatorOptions, type TwilioEmulator } from '@voice/twilio-emulator';
+
+/** The number the seeded account dials from; its agent answers the account's inbound calls. */
+export const FROM = '+14155550180';
+
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+
+export interface StackOptions {
+  emulator?: EmulatorOptions;
+  /** How long a call waits for a callback before fetching the call (CARRIER_SAFETY_NET_MS). */
+  safetyNetMs?: number;
+}
+
+/**
+ * The service as it runs with Twilio: a real api and worker (CARRIER=twilio) on a test database and
+ * the suite's Temporal server, with Twilio's REST API at the emulator (TWILIO_API_BASE_URL) and the
+ * emulator's status callbacks signed and posted to the api at PUBLIC_URL. Nothing in the services
+ * knows it is not Twilio.
+ */
+export class TelephonyStack {
+  private constructor(
+    readonly database: TestDatabase,
+    readonly deps: CoreDeps,
+    readonly emulator: TwilioEmulator,
+    readonly env: Record<string, string>,
+    readonly api: ApiProcess,
+    public worker: WorkerProcess,
+    readonly seeded: Awaited<ReturnType<typeof seedAccount>>,
+    private readonly temporal: Connection,
+    readonly client: Client,
+  ) {}
+
+  static async start(name: string, temporalAddress: string, options: StackOptions = {}) {
+    const database = await createTestDatabase();
+    const deps: CoreDeps = {
+      db: database.db,
+      clock: systemClock,
+      resolveHost: systemResolver,
+      config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
+      workflows: deferredWorkflows,
+    };
+    const seeded = await seedAccount(deps, name, [FROM]);
+    const emulator = await startTwilioEmulator({ ringMs: 100, talkMs: 2_000, ...options.emulator });
+    const port = await freePort();
+    const env = {
+      ...serviceEnv({
+        databaseUrl: database.url,
+        temporalAddress,
+        taskQueue: `telephony-${randomBytes(4).toString('hex')}`,
+      }),
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      CARRIER: 'twilio',
+      TWILIO_ACCOUNT_SID: emulator.accountSid,
+      TWILIO_AUTH_TOKEN: emulator.authToken,
+      TWILIO_API_BASE_URL: emulator.url,
+      CARRIER_SAFETY_NET_MS: String(options.safetyNetMs ?? 60_000),
+    };
+    const [api, worker] = await Promise.all([
+      startApi(`${name} api`, env),
+      startWorker(`${name} worker`, env),
+    ]);
+    const temporal = await Connection.connect({ address: temporalAddress });
+    return new TelephonyStack(
+      database,
+      deps,
+      emulator,
+      env,
+      api,
+      worker,
+      seeded,
+      temporal,
+      new Client({ connection: temporal }),
+    );
+  }
+
+  /** The api, as a client with the account's key calls it. */
+  request(path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResponse> {
+    return callApi(this.api.url, path, { ...init, key: this.seeded.key });
+  }
+
+  /** Dials `to` from the account's number through the REST API; the new call's id. */
+  async dial(to: string): Promise<string> {
+    const response = await this.request('/functions/v1/call-dial', {
+      method: 'POST',
+      body: { from_number: FROM, to_number: to },
+    });
+    if (response.status !== 201) throw new Error(`call-dial answered ${response.status}: ${response.text}`);
+    return (response.json as { call_id: string }).call_id;
+  }
+
+  /** The full call object, as call-get returns it. */
+  async getCall(callId: string): Promise<Record<string, unknown>> {
+    const response = await this.request(`/functions/v1/call-get/${callId}`);
+    if (response.status !== 200) throw new Error(`call-get answered ${response.status}: ${response.text}`);
+    return response.json as Record<string, unknown>;
+  }
+
+  async row(callId: string): Promise<Call & { events: CallEvent[] }> {
+    return this.deps.db.call.findUniqueOrThrow({
+      where: { id: callId },
+      include: { events: { orderBy: { at: 'asc' } } },
+    });
+  }
+
+  /** Waits until the call reaches a terminal status; its row with its events. */
+  async ended(callId: string, timeoutMs = 30_000): Promise<Call & { events: CallEvent[] }> {
+    let row: (Call & { events: CallEvent[] }) | undefined;
+    await waitFor(
+      `call ${callId} to end`,
+      timeoutMs,
+      async () => {
+        row = await this.row(callId);
+        return TERMINAL.has(row.status);
+      },
+      { intervalMs: 100, detail: () => `${JSON.stringify(row)}\n${this.output()}` },
+    );
+    return row!;
+  }
+
+  /** The emulated Twilio call placed for a call row. */
+  async carrierCall(callId: string) {
+    const { carrierCallId } = await this.row(callId);
+    const call = carrierCallId ? this.emulator.call(carrierCallId) : undefined;
+    if (!call) throw new Error(`No emulated call for ${callId} (carrier id ${carrierCallId})`);
+    return call;
+  }
+
+  async restartWorker(): Promise<void> {
+    if (this.worker.running()) await this.worker.stop();
+    this.worker = await startWorker(`${this.worker.name}`, this.env);
+  }
+
+  output(): string {
+    return [this.api, this.worker].map((service) => `--- ${service.name}\n${service.output()}`).join('\n');
+  }
+
+  async close(): Promise<void> {
+    await stopAll([this.api, this.worker]);
+    await this.emulator.close();
+    await this.temporal.close();
+    await this.database.drop();
+  }
+}
