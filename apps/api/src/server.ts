@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { getRecording, receiveTwilioStatusCallback, type CoreDeps } from '@voice/core';
+import { getRecording, receiveTwilioCallback, type CoreDeps, type TwilioCallbackKind } from '@voice/core';
 import pino, { type Logger } from 'pino';
 import { toErrorResponse } from './http/errors';
 import { createHttpMetrics } from './http/metrics';
@@ -121,25 +121,30 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    carrier.post<{ Params: { call_id: string }; Body: Record<string, string> | undefined }>(
-      '/carrier/twilio/status/:call_id',
-      async (request, reply) => {
-        const signature = request.headers['x-twilio-signature'];
-        try {
-          await receiveTwilioStatusCallback(deps.core, {
-            callId: request.params.call_id,
-            // Twilio signs the URL it was given: the public URL the service configured, not this host.
-            url: `${(deps.core.config.publicUrl ?? '').replace(/\/$/, '')}${request.url}`,
-            signature: typeof signature === 'string' ? signature : undefined,
-            params: request.body ?? {},
-          });
-        } catch (error) {
-          request.log.warn({ err: error, callId: request.params.call_id }, 'carrier callback refused');
-          throw error;
-        }
-        return reply.code(204).send();
-      },
-    );
+    const kinds: TwilioCallbackKind[] = ['status', 'machine-detection'];
+    for (const kind of kinds)
+      carrier.post<{ Params: { call_id: string }; Body: Record<string, string> | undefined }>(
+        `/carrier/twilio/${kind}/:call_id`,
+        async (request, reply) => {
+          const signature = request.headers['x-twilio-signature'];
+          try {
+            await receiveTwilioCallback(deps.core, kind, {
+              callId: request.params.call_id,
+              // Twilio signs the URL it was given: the public URL the service configured, not this host.
+              url: `${(deps.core.config.publicUrl ?? '').replace(/\/$/, '')}${request.url}`,
+              signature: typeof signature === 'string' ? signature : undefined,
+              params: request.body ?? {},
+            });
+          } catch (error) {
+            request.log.warn(
+              { err: error, callId: request.params.call_id, kind },
+              'carrier callback refused',
+            );
+            throw error;
+          }
+          return reply.code(204).send();
+        },
+      );
   });
 
   app.get('/healthz', async (_request, reply) => {

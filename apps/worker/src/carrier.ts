@@ -39,6 +39,7 @@ export async function createCarrier(env: WorkerEnv, client: Client, logger: Logg
     authToken: env.TWILIO_AUTH_TOKEN!,
     apiBaseUrl: env.TWILIO_API_BASE_URL,
     statusCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/status/${callId}`,
+    machineDetectionCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/machine-detection/${callId}`,
     mediaStream: (callId) => ({
       url: streamUrl,
       parameters: {

@@ -122,6 +122,15 @@ await worker.runUntil(async () => {
   await save(workflowIds.call(await dial('+14155550001')), 'call.busy');
   // A call whose end the carrier reported and the service never got.
   await save(workflowIds.call(await dial('+14155550007')), 'call.event-lost');
+  // A call the service hung up itself (an operator's hang-up: the endCall signal).
+  const { call_id: hungUp } = await dialCall(deps, {
+    accountId: account.id,
+    from_number: from,
+    to_number: '+14155550009',
+  });
+  await deps.workflows.endCall(hungUp, { action: 'hang_up', reason: 'agent_hangup' });
+  await client.workflow.getHandle(workflowIds.call(hungUp)).result();
+  await save(workflowIds.call(hungUp), 'call.hung-up');
 
   // A campaign: paced dials, a busy contact retried once.
   const { body } = await createCampaign(deps, {

@@ -1,4 +1,4 @@
-import type { CarrierEvent } from './calls/carrier';
+import type { CarrierEvent, ServiceEnd } from './calls/carrier';
 import type { Db } from '@voice/db';
 import type { HostResolver } from './network/resolver';
 
@@ -64,6 +64,8 @@ export interface WorkflowStarter {
   wakeCampaign(campaignId: string): Promise<void>;
   /** Hands a carrier's event to the call's workflow (a no-op if it has finished). */
   reportCarrierEvent(callId: string, event: CarrierEvent): Promise<void>;
+  /** Asks a call's workflow to end the call (hang up, transfer); false when the workflow has finished. */
+  endCall(callId: string, request: ServiceEnd): Promise<boolean>;
 }
 
 /** Everything a core function may touch, handed in by the app that calls it. */
@@ -92,4 +94,5 @@ export const deferredWorkflows: WorkflowStarter = {
   startCampaignWorkflow: noTemporal,
   wakeCampaign: noTemporal,
   reportCarrierEvent: noTemporal,
+  endCall: noTemporal,
 };

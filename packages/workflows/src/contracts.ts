@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { CampaignCounts, CarrierEvent } from '@voice/core';
+import type { CampaignCounts, CarrierEvent, ServiceEnd } from '@voice/core';
 
 /**
  * What the worker's workflows and everything that starts or signals them agree on: task queue,
@@ -47,6 +47,9 @@ export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<string>
 
 /** A change of the call the carrier reported (a status callback, or the simulator's report). */
 export const carrierEventSignal = defineSignal<[CarrierEvent]>('carrierEvent');
+
+/** The service ends the call itself: an operator's hang-up or transfer, or the agent's decision. */
+export const endCallSignal = defineSignal<[ServiceEnd]>('endCall');
 
 /** Look at the campaign again: a call ended, contacts were added, or it was paused, resumed or canceled. */
 export const wakeCampaignSignal = defineSignal('wakeCampaign');

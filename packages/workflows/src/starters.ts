@@ -6,6 +6,7 @@ import {
   CallStatusAttribute,
   CampaignIdAttribute,
   carrierEventSignal,
+  endCallSignal,
   wakeCampaignSignal,
   workflowIds,
   type CallWorkflow,
@@ -55,6 +56,16 @@ export function createWorkflowStarter(
       );
     },
     reportCarrierEvent: (callId, event) => reportCarrierEvent(callId, event),
+    async endCall(callId, request) {
+      try {
+        await client.workflow.getHandle(workflowIds.call(callId)).signal(endCallSignal, request);
+        return true;
+      } catch (error) {
+        // The call has ended: its workflow is closed.
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
+    },
     async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {
       await once(
         client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {

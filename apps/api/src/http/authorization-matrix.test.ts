@@ -154,6 +154,8 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     testAgentInput(accountId, {
       name: 'Matrix agent',
       webhooks: [{ name: 'hook', url: 'https://hooks.example/call-ended' }],
+      transfer_call_enabled: true,
+      transfer_call_destination: '+14155550199',
     }),
   );
   const phoneNumber = nextNumber();
@@ -164,6 +166,11 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     accountId,
     from_number: phoneNumber,
     to_number: nextNumber().replace(/\d{4}$/, '0009'),
+  });
+  // Connected (no worker runs here), so hang-up and transfer have a live call to act on.
+  await deps.db.call.update({
+    where: { id: call.call_id },
+    data: { status: 'ongoing', connectedAt: new Date() },
   });
   const campaign = await createCampaign(deps, {
     accountId,
@@ -584,6 +591,7 @@ const TRPC_PLANS: Record<string, Plan> = {
     ],
   },
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
+  'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.modify': onResource('agent_id', (r) => ({ agent_id: r.agentId, name: 'Renamed' }), AGENT_NOT_FOUND),
   'agents.duplicate': onResource(
     'agent_id',
@@ -607,6 +615,8 @@ const TRPC_PLANS: Record<string, Plan> = {
     CALL_NOT_FOUND,
   ),
   'calls.delete': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, { usersOnly: true }),
+  'calls.hangup': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.transfer': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.testContacts.add': {
     request: () => ({ input: { phone_number: alphaNumber() } }),
     probes: [
@@ -867,6 +877,8 @@ const PUBLIC_ROUTES: Record<string, string> = {
   'GET /recordings/:call_id': "the link's signature is the credential (spec 2.3: signed URL, valid 1 hour)",
   'POST /carrier/twilio/status/:call_id':
     "Twilio's callbacks carry no API key: X-Twilio-Signature is the credential, checked before anything is read (carrier-callbacks.test.ts)",
+  'POST /carrier/twilio/machine-detection/:call_id':
+    "Twilio's answering machine detection result: signed like its status callbacks, checked the same way (carrier-callbacks.test.ts)",
 };
 const TRPC_ROUTE = '/trpc/:path';
 

@@ -113,6 +113,35 @@ describe('Twilio status callbacks', () => {
     expect(reported).toEqual([]);
   });
 
+  it('hands a signed machine detection result to the call workflow, and refuses a forged one', async () => {
+    reported.length = 0;
+    const path = `/carrier/twilio/machine-detection/${callId}`;
+    const body = {
+      AccountSid: ACCOUNT_SID,
+      CallSid: params('ringing').CallSid!,
+      AnsweredBy: 'machine_end_beep',
+      MachineDetectionDuration: '4100',
+    };
+    expect((await post(path, body, sign(path, { ...body, AnsweredBy: 'human' }))).status).toBe(403);
+    expect(reported).toEqual([]);
+    const response = await post(path, body, sign(path, body));
+    expect(response.status, response.text).toBe(204);
+    expect(reported).toEqual([
+      {
+        callId,
+        event: {
+          carrierCallId: body.CallSid,
+          kind: 'detected',
+          answeredBy: 'machine',
+          at: expect.any(String),
+        },
+      },
+    ]);
+    const unknown = { ...body, AnsweredBy: undefined } as unknown as Record<string, string>;
+    delete unknown.AnsweredBy;
+    expect((await post(path, unknown, sign(path, unknown))).status).toBe(400);
+  });
+
   it('has no Twilio callbacks where no Twilio account is configured', async () => {
     const saved = api.deps.config.twilio;
     api.deps.config.twilio = undefined;

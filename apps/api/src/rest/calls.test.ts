@@ -30,6 +30,8 @@ const LIGHT = [
 ];
 const FULL = [
   ...LIGHT,
+  // The one extension of the full call object (docs/telephony.md, "Voicemail").
+  'answered_by',
   'detected_gender',
   'recording_url',
   'summary',

@@ -76,6 +76,26 @@ export function registerCallCommands(program: Command): void {
       ),
     );
 
+  for (const [name, description, end] of [
+    ['hangup', 'Hang up a call in progress (needs TEMPORAL_ADDRESS)', 'hangUpCall'],
+    [
+      'transfer',
+      "Transfer a connected call to its agent's transfer destination (needs TEMPORAL_ADDRESS)",
+      'transferCall',
+    ],
+  ] as const)
+    calls
+      .command(name)
+      .description(description)
+      .argument('<call-id>')
+      .requiredOption('--account <id>', 'account id')
+      .option('--json', 'print JSON')
+      .action((callId: string, options: { account: string; json?: boolean }) =>
+        withAccount(options.account, async (deps, accountId, core) =>
+          printRecord(await core[end](deps, { accountId, callId }), options),
+        ),
+      );
+
   calls
     .command('list')
     .description('List calls, newest first')

@@ -4,6 +4,7 @@ import {
   applyCarrierEvents,
   attemptDelivery,
   checkCall,
+  endCallAtCarrier,
   failDelivery,
   failNotificationEmail,
   handleCallEnded,
@@ -14,6 +15,7 @@ import {
   type CallRuntime,
   type CarrierEvent,
   type CoreDeps,
+  type ServiceEnd,
 } from '@voice/core';
 
 /**
@@ -41,6 +43,9 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   checkCall: failPermanently((callId: string) => checkCall(deps, callId)),
   applyCarrierEvents: failPermanently((callId: string, events: CarrierEvent[]) =>
     applyCarrierEvents(deps, callId, events),
+  ),
+  endCallAtCarrier: failPermanently((callId: string, request: ServiceEnd) =>
+    endCallAtCarrier(deps, callId, request),
   ),
   handleCallEnded: failPermanently((callId: string) => handleCallEnded(deps, callId)),
   attemptDelivery: failPermanently((deliveryId: string, number: number) =>

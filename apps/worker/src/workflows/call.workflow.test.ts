@@ -18,6 +18,7 @@ import {
   type CarrierEvent,
   type CoreDeps,
 } from '@voice/core';
+import { testAgentInput } from '@voice/core/testing';
 import { waitFor } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
@@ -54,18 +55,16 @@ beforeAll(async () => {
   };
   const { account } = await createAccount(deps, { name: 'Calls' });
   accountId = account.id;
-  const agent = await createAgent(deps, {
-    accountId,
-    name: 'Caller',
-    prompt: 'Confirm the appointment of {{patient}}.',
-    language: 'en',
-    voice: 'Steve',
-    welcome_message: 'Hello {{patient}}, this is the clinic.',
-    variables_provided: [{ name: 'patient', default: 'there' }],
-    variables_extracted: [{ name: 'slot', description: 'the preferred time' }],
-    webhooks: [],
-    notification_emails: [],
-  });
+  const agent = await createAgent(
+    deps,
+    testAgentInput(accountId, {
+      name: 'Caller',
+      prompt: 'Confirm the appointment of {{patient}}.',
+      welcome_message: 'Hello {{patient}}, this is the clinic.',
+      variables_provided: [{ name: 'patient', default: 'there' }],
+      variables_extracted: [{ name: 'slot', description: 'the preferred time' }],
+    }),
+  );
   agentId = agent.agent_id;
   await addPhoneNumber(deps, { accountId, phone_number: FROM });
   await deps.db.phoneNumber.update({ where: { number: FROM }, data: { agentId } });

@@ -11,13 +11,14 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { CallProgress, CarrierEvent } from '@voice/core';
+import type { CallProgress, CarrierEvent, ServiceEnd } from '@voice/core';
 import type { Activities } from '../activities';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
   CallStatusAttribute,
   carrierEventSignal,
+  endCallSignal,
   wakeCampaignSignal,
   workflowIds,
   type CallWorkflow,
@@ -29,10 +30,11 @@ const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 second
 // Carrier checks and the call-end step are short and idempotent: local activities run them in the
 // worker without a round trip through the server per attempt, which roughly halves the server work
 // of a call.
-const { placeCall, checkCall, applyCarrierEvents, handleCallEnded } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry,
-});
+const { placeCall, checkCall, applyCarrierEvents, endCallAtCarrier, handleCallEnded } =
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry,
+  });
 const { failNotificationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
@@ -106,15 +108,20 @@ function showStatus() {
 async function followCarrier(callId: string): Promise<void> {
   const events: CarrierEvent[] = [];
   setHandler(carrierEventSignal, (event) => void events.push(event));
+  // The service ending the call itself (hang-up, transfer); executions started before it could had
+  // no such signal.
+  const ends: ServiceEnd[] = [];
+  if (patched('service-end')) setHandler(endCallSignal, (request) => void ends.push(request));
   const show = showStatus();
   let progress = await placeCall(callId);
   show(progress);
   while (!progress.terminal) {
-    const reported = await condition(
-      () => events.length > 0,
+    const woken = await condition(
+      () => events.length > 0 || ends.length > 0,
       Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS),
     );
-    progress = reported ? await applyCarrierEvents(callId, events.splice(0)) : await checkCall(callId);
+    if (ends.length > 0) progress = await endCallAtCarrier(callId, ends.shift()!);
+    else progress = woken ? await applyCarrierEvents(callId, events.splice(0)) : await checkCall(callId);
     show(progress);
   }
 }

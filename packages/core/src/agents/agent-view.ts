@@ -1,5 +1,11 @@
 import type { Prisma } from '@voice/db';
-import type { AgentView, OlderAgentFullView, OlderAgentListItem, OlderAgentView } from './schemas';
+import type {
+  AgentCallHandling,
+  AgentView,
+  OlderAgentFullView,
+  OlderAgentListItem,
+  OlderAgentView,
+} from './schemas';
 
 export const agentInclude = {
   voice: true,
@@ -24,6 +30,24 @@ export const providedVariables = (row: Pick<AgentRow, 'variablesProvided'>) =>
   row.variablesProvided as unknown as StoredProvidedVariable[];
 export const extractedVariables = (row: Pick<AgentRow, 'variablesExtracted'>) =>
   row.variablesExtracted as unknown as StoredExtractedVariable[];
+
+/** The number a transfer goes to: stored as a JSON string; anything else (older data) is none. */
+export const transferDestination = (row: Pick<AgentRow, 'transferCallDestination'>): string | null =>
+  typeof row.transferCallDestination === 'string' ? row.transferCallDestination : null;
+
+/** An agent's transfer and voicemail settings. */
+export const toAgentCallHandling = (
+  row: Pick<
+    AgentRow,
+    'id' | 'transferCallEnabled' | 'transferCallDestination' | 'voicemailAction' | 'voicemailMessage'
+  >,
+): AgentCallHandling => ({
+  agent_id: row.id,
+  transfer_call_enabled: row.transferCallEnabled,
+  transfer_call_destination: transferDestination(row),
+  voicemail_action: row.voicemailAction as AgentCallHandling['voicemail_action'],
+  voicemail_message: row.voicemailMessage,
+});
 
 const RTL_LANGUAGES = new Set(['he', 'ar', 'fa', 'ur', 'yi']);
 

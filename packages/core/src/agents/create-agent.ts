@@ -1,3 +1,4 @@
+import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { agentInclude, toAgentView } from './agent-view';
 import { resolveVoice } from './resolve-voice';
@@ -25,6 +26,10 @@ export async function createAgent(
       variablesProvided: storedProvidedVariables(data.variables_provided),
       variablesExtracted: storedExtractedVariables(data.variables_extracted),
       notificationEmails: data.notification_emails,
+      transferCallEnabled: data.transfer_call_enabled,
+      transferCallDestination: data.transfer_call_destination ?? Prisma.DbNull,
+      voicemailAction: data.voicemail_action,
+      voicemailMessage: data.voicemail_message,
       deployedAt: now,
       createdAt: now,
       updatedAt: now,

@@ -3,7 +3,7 @@ import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { agentInclude, toAgentView } from './agent-view';
 import { resolveVoice } from './resolve-voice';
-import { CreateAgentInput, type AgentView } from './schemas';
+import { CreateAgentFields, type AgentView } from './schemas';
 import { storedExtractedVariables, storedProvidedVariables } from './variables';
 
 /**
@@ -43,7 +43,7 @@ export const FlowDefinition = z
   });
 export type FlowDefinition = z.infer<typeof FlowDefinition>;
 
-export const CreateFlowAgentInput = CreateAgentInput.pick({
+export const CreateFlowAgentInput = CreateAgentFields.pick({
   name: true,
   language: true,
   voice: true,

@@ -35,6 +35,8 @@ export async function duplicateAgent(
       endCallCondition: source.endCallCondition,
       transferCallEnabled: source.transferCallEnabled,
       transferCallDestination: json(source.transferCallDestination),
+      voicemailAction: source.voicemailAction,
+      voicemailMessage: source.voicemailMessage,
       isOperatingHoursActive: source.isOperatingHoursActive,
       operatingHours: json(source.operatingHours),
       pronunciations: json(source.pronunciations),

@@ -2,8 +2,14 @@ import type { Db } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
-import { agentInclude, toAgentView, toOlderAgentView, type AgentRow } from './agent-view';
-import type { AgentView, OlderAgentView } from './schemas';
+import {
+  agentInclude,
+  toAgentCallHandling,
+  toAgentView,
+  toOlderAgentView,
+  type AgentRow,
+} from './agent-view';
+import type { AgentCallHandling, AgentView, OlderAgentView } from './schemas';
 
 export function agentNotFound(): AppError {
   return new AppError('AGENT_NOT_FOUND', 'Agent not found');
@@ -32,4 +38,12 @@ export async function getOlderAgent(
   { accountId, agentId }: { accountId: string; agentId: string },
 ): Promise<OlderAgentView> {
   return toOlderAgentView(await loadAgent(db, accountId, agentId));
+}
+
+/** The agent's transfer and voicemail settings (extensions; docs/telephony.md). */
+export async function getAgentCallHandling(
+  { db }: CoreDeps,
+  { accountId, agentId }: { accountId: string; agentId: string },
+): Promise<AgentCallHandling> {
+  return toAgentCallHandling(await loadAgent(db, accountId, agentId));
 }

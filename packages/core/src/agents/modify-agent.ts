@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { openWebhookSecrets, type SecretsConfig } from '../secrets/secret-box';
@@ -7,6 +8,7 @@ import {
   extractedVariables,
   providedVariables,
   toAgentView,
+  transferDestination,
   type AgentRow,
 } from './agent-view';
 import { loadAgent } from './get-agent';
@@ -33,6 +35,10 @@ function editableState(row: AgentRow, config: SecretsConfig | null) {
     variablesProvided: providedVariables(row),
     variablesExtracted: extractedVariables(row),
     notificationEmails: row.notificationEmails,
+    transferCallEnabled: row.transferCallEnabled,
+    transferCallDestination: transferDestination(row),
+    voicemailAction: row.voicemailAction,
+    voicemailMessage: row.voicemailMessage,
     // `enabled` is part of the state: resending a webhook that a 410 disabled turns it back on.
     webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
       name,
@@ -43,6 +49,25 @@ function editableState(row: AgentRow, config: SecretsConfig | null) {
       enabled,
     })),
   };
+}
+
+/** The agent as modified must still be able to do what it is set to (the create schema's rules). */
+function assertCallHandling(agent: {
+  transferCallEnabled: boolean;
+  transferCallDestination: string | null;
+  voicemailAction: string;
+  voicemailMessage: string;
+}) {
+  if (agent.transferCallEnabled && !agent.transferCallDestination)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'transfer_call_destination is required when transfer_call_enabled is true',
+    );
+  if (agent.voicemailAction === 'leave_message' && !agent.voicemailMessage.trim())
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'voicemail_message is required when voicemail_action is leave_message',
+    );
 }
 
 /**
@@ -72,6 +97,13 @@ export async function modifyAgent(
       ? storedExtractedVariables(input.variables_extracted)
       : before.variablesExtracted,
     notificationEmails: input.notification_emails ?? before.notificationEmails,
+    transferCallEnabled: input.transfer_call_enabled ?? before.transferCallEnabled,
+    transferCallDestination:
+      input.transfer_call_destination === undefined
+        ? before.transferCallDestination
+        : input.transfer_call_destination,
+    voicemailAction: input.voicemail_action ?? before.voicemailAction,
+    voicemailMessage: input.voicemail_message ?? before.voicemailMessage,
     webhooks: input.webhooks
       ? input.webhooks.map(({ name, url, secret, headers }) => ({
           name,
@@ -82,6 +114,7 @@ export async function modifyAgent(
         }))
       : before.webhooks,
   };
+  assertCallHandling(after);
   if (isDeepStrictEqual(before, after)) return toAgentView(current);
 
   const now = deps.clock.now();
@@ -103,6 +136,10 @@ export async function modifyAgent(
         variablesProvided: after.variablesProvided,
         variablesExtracted: after.variablesExtracted,
         notificationEmails: after.notificationEmails,
+        transferCallEnabled: after.transferCallEnabled,
+        transferCallDestination: after.transferCallDestination ?? Prisma.DbNull,
+        voicemailAction: after.voicemailAction,
+        voicemailMessage: after.voicemailMessage,
         version: { increment: 1 },
         deployedAt: now,
         updatedAt: now,

@@ -136,7 +136,41 @@ const Language = z
 const WelcomeMessage = z.string().max(5000, 'must be at most 5000 characters');
 const NotificationEmails = z.array(z.email('must be an email address')).max(10, 'at most 10 addresses');
 
-export const CreateAgentInput = z.object({
+/** What the agent does when an answering machine picks up (docs/telephony.md, "Voicemail"). */
+export const VOICEMAIL_ACTIONS = ['continue', 'hang_up', 'leave_message'] as const;
+const VoicemailAction = z.enum(VOICEMAIL_ACTIONS);
+const VoicemailMessage = z.string().max(1000, 'must be at most 1000 characters');
+const TransferDestination = z
+  .string()
+  .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
+  .nullable();
+
+/** A call-handling combination that cannot work: a transfer with nowhere to go, a message with no text. */
+function callHandlingIssues(
+  agent: {
+    transfer_call_enabled?: boolean;
+    transfer_call_destination?: string | null;
+    voicemail_action?: string;
+    voicemail_message?: string;
+  },
+  ctx: z.RefinementCtx,
+) {
+  if (agent.transfer_call_enabled && !agent.transfer_call_destination)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['transfer_call_destination'],
+      message: 'is required when transfer_call_enabled is true',
+    });
+  if (agent.voicemail_action === 'leave_message' && !agent.voicemail_message?.trim())
+    ctx.addIssue({
+      code: 'custom',
+      path: ['voicemail_message'],
+      message: 'is required when voicemail_action is leave_message',
+    });
+}
+
+/** The create-agent fields, before the rules across them (for schemas that take some of them). */
+export const CreateAgentFields = z.object({
   name: AgentName,
   prompt: Prompt,
   language: Language.default('he'),
@@ -146,7 +180,13 @@ export const CreateAgentInput = z.object({
   variables_extracted: ExtractedVariables.default([]),
   webhooks: Webhooks.default([]),
   notification_emails: NotificationEmails.default([]),
+  transfer_call_enabled: z.boolean().default(false),
+  transfer_call_destination: TransferDestination.default(null),
+  voicemail_action: VoicemailAction.default('continue'),
+  voicemail_message: VoicemailMessage.default(''),
 });
+
+export const CreateAgentInput = CreateAgentFields.superRefine(callHandlingIssues);
 export type CreateAgentInput = z.input<typeof CreateAgentInput>;
 export type CreateAgentData = z.output<typeof CreateAgentInput>;
 
@@ -161,6 +201,10 @@ export const ModifyAgentInput = z.object({
   variables_extracted: ExtractedVariables.optional(),
   webhooks: Webhooks.optional(),
   notification_emails: NotificationEmails.optional(),
+  transfer_call_enabled: z.boolean().optional(),
+  transfer_call_destination: TransferDestination.optional(),
+  voicemail_action: VoicemailAction.optional(),
+  voicemail_message: VoicemailMessage.optional(),
 });
 export type ModifyAgentInput = z.infer<typeof ModifyAgentInput>;
 
@@ -212,6 +256,19 @@ export const AgentView = z.object({
   updated_at: z.string(),
 });
 export type AgentView = z.infer<typeof AgentView>;
+
+/**
+ * How an agent handles the phone line (extensions, docs/telephony.md): transfers and voicemail. Set
+ * through agent create and modify; read here, so the spec's Agent shape stays exactly as it is.
+ */
+export const AgentCallHandling = z.object({
+  agent_id: z.uuid(),
+  transfer_call_enabled: z.boolean(),
+  transfer_call_destination: z.string().nullable(),
+  voicemail_action: VoicemailAction,
+  voicemail_message: z.string(),
+});
+export type AgentCallHandling = z.infer<typeof AgentCallHandling>;
 
 export const AgentListOutput = z.object({ agents: z.array(AgentView), total_count: z.number().int() });
 export type AgentListOutput = z.infer<typeof AgentListOutput>;

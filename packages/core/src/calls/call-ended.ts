@@ -18,7 +18,7 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
   // What the end needs to know, in one query: whether any webhook or email is (or was) due.
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
-      c.campaign_id::text AS "campaignId",
+      c.campaign_id::text AS "campaignId", c.answered_by AS "answeredBy",
       cardinality(a.notification_emails) > 0 AS "hasEmailAddresses",
       EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
       EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
@@ -32,7 +32,8 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
   const wakeCampaign = call.campaignContact
     ? await recordCampaignCallOutcome(deps, {
         id: callId,
-        status: call.status,
+        // A call an answering machine took counts as `voicemail` for the campaign (retry_on).
+        outcome: call.answeredBy === 'machine' ? 'voicemail' : call.status,
         contact: call.campaignContact,
       })
     : false;
@@ -57,6 +58,7 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
 
 interface CallEnd {
   status: CallStatus;
+  answeredBy: string | null;
   accountId: string;
   agentId: string;
   campaignId: string | null;

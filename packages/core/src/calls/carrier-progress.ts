@@ -1,7 +1,14 @@
 import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { ANSWERED_OUTCOMES, CarrierRefusal, type CarrierCallState, type CarrierEvent } from './carrier';
+import {
+  ANSWERED_OUTCOMES,
+  CarrierRefusal,
+  CarrierRequestRefused,
+  type CarrierCallState,
+  type CarrierEvent,
+  type ServiceEnd,
+} from './carrier';
 import type { CallRuntime } from './call-runtime';
 import { finishCall } from './finish-call';
 import { TERMINAL_STATUSES } from './schemas';
@@ -45,7 +52,10 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     if (placed) return awaitingEvents(deps, call.status, placed);
   }
   const placedAt = deps.clock.now();
-  await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
+  const [, agent] = await Promise.all([
+    deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } }),
+    deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId }, select: { voicemailAction: true } }),
+  ]);
   let carrierCallId: string;
   try {
     ({ carrierCallId } = await deps.carrier.placeCall({
@@ -53,6 +63,8 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       from: call.fromNumber,
       to: call.toNumber,
       placedAt,
+      // Detecting answering machines costs time and money: only for agents that act on one.
+      detectMachine: agent.voicemailAction !== 'continue',
     }));
   } catch (error) {
     if (!(error instanceof CarrierRefusal)) throw error;
@@ -176,7 +188,82 @@ export async function applyCarrierEvents(
   }
   if (answeredBy && answeredBy !== call.answeredBy)
     await deps.db.call.update({ where: { id: callId }, data: { answeredBy } });
+  if (find('detected')?.answeredBy === 'machine' && status === 'ongoing' && !call.serviceEndReason)
+    await answerMachine(deps, call, carrierCallId);
   return awaitingEvents(deps, status, carrierCallId);
+}
+
+/**
+ * An answering machine took the call (the carrier's detection waited for the end of its greeting):
+ * the agent hangs up, or leaves its message after the beep, as it is set to. Either way the agent
+ * ended the call.
+ */
+async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCallId: string): Promise<void> {
+  const agent = await deps.db.agent.findUniqueOrThrow({
+    where: { id: call.agentId },
+    select: { voicemailAction: true, voicemailMessage: true, language: true },
+  });
+  if (agent.voicemailAction === 'continue') return;
+  if (!(await claimServiceEnd(deps, call.id, 'agent_hangup'))) return;
+  const now = deps.clock.now();
+  await atCarrier(deps, call.id, () =>
+    agent.voicemailAction === 'leave_message'
+      ? deps.carrier.leaveMessage(
+          carrierCallId,
+          { text: agent.voicemailMessage, language: agent.language },
+          now,
+        )
+      : deps.carrier.hangUp(carrierCallId, now),
+  );
+}
+
+/** Records how the service is ending the call; false when it is already ending it otherwise. */
+async function claimServiceEnd(deps: CoreDeps, callId: string, reason: string): Promise<boolean> {
+  const { count } = await deps.db.call.updateMany({
+    where: { id: callId, serviceEndReason: null, status: { in: ORDER } },
+    data: { serviceEndReason: reason },
+  });
+  return count === 1;
+}
+
+/**
+ * A request to the carrier about a call the service is ending. One the carrier refuses (the call
+ * ended meanwhile, a transfer of a call no longer connected) is given up, and the claim with it, so
+ * the call ends as the carrier reports; anything else fails the activity to be retried.
+ */
+async function atCarrier(deps: CoreDeps, callId: string, request: () => Promise<void>): Promise<void> {
+  try {
+    await request();
+  } catch (error) {
+    if (!(error instanceof CarrierRequestRefused)) throw error;
+    await deps.db.call.update({ where: { id: callId }, data: { serviceEndReason: null } });
+  }
+}
+
+/**
+ * The service ends a call itself (the call workflow's endCall signal): it records how, so the call
+ * ends with that reason once the carrier reports the end, then asks the carrier to hang up or to hand
+ * the call over. A call that has ended, or that the service is already ending, is left as it is.
+ */
+export async function endCallAtCarrier(
+  deps: CoreDeps & CallRuntime,
+  callId: string,
+  request: ServiceEnd,
+): Promise<CallProgress> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return done(call.status);
+  if (!call.carrierCallId) return placeCall(deps, callId);
+  const carrierCallId = call.carrierCallId;
+  const reason = request.action === 'transfer' ? 'transferred' : request.reason;
+  if (await claimServiceEnd(deps, callId, reason)) {
+    const now = deps.clock.now();
+    await atCarrier(deps, callId, () =>
+      request.action === 'transfer'
+        ? deps.carrier.transfer(carrierCallId, request.destination, now)
+        : deps.carrier.hangUp(carrierCallId, now),
+    );
+  }
+  return awaitingEvents(deps, call.status, carrierCallId);
 }
 
 /** The later of two in-progress statuses. */

@@ -17,10 +17,49 @@ async function reported(to: string, count: number, options = {}) {
   const { carrierCallId } = await carrier.placeCall({ callId: 'c1', from: '+14155550100', to, placedAt });
   const deadline = Date.now() + 5_000;
   while (events.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  return { carrier, carrierCallId, events: events.map((e) => e.event), callIds: events.map((e) => e.callId) };
+  return {
+    carrier,
+    carrierCallId,
+    // Live: what the simulator has reported so far.
+    get events() {
+      return events.map((e) => e.event);
+    },
+    get callIds() {
+      return events.map((e) => e.callId);
+    },
+  };
 }
 
 describe('the simulated carrier as an event source', () => {
+  it('ends a call the service hangs up at that time, and never reports the end it had scheduled', async () => {
+    const call = await reported('+14155550009', 2, { talkMs: 60_000 });
+    const { carrier, carrierCallId } = call;
+    const hungUpAt = new Date(placedAt.getTime() + 1_000);
+    await carrier.hangUp(carrierCallId, hungUpAt);
+    expect(call.events.at(-1)).toEqual({
+      carrierCallId,
+      kind: 'ended',
+      outcome: 'completed',
+      at: at(1_000),
+      durationMs: 970,
+      answeredBy: 'human',
+      sequence: 3,
+    });
+    expect(await carrier.getCallState(carrierCallId, new Date(placedAt.getTime() + 120_000))).toEqual({
+      phase: 'ended',
+      outcome: 'completed',
+      answeredAt: new Date(at(30)),
+      endedAt: hungUpAt,
+    });
+    // A second hang-up, or one after the end, reports nothing more.
+    await carrier.hangUp(carrierCallId, new Date(placedAt.getTime() + 2_000));
+    expect(call.events).toHaveLength(3);
+    // Hung up while ringing: the callee never answered.
+    const ringing = await reported('+14155550009', 1, { ringMs: 60_000 });
+    await ringing.carrier.hangUp(ringing.carrierCallId, new Date(placedAt.getTime() + 500));
+    expect(ringing.events.at(-1)).toMatchObject({ kind: 'ended', outcome: 'no_answer', at: at(500) });
+  });
+
   it('reports an answered call as ringing, answered and its end, with the carrier times and duration', async () => {
     const { carrierCallId, events, callIds } = await reported('+14155550007', 3);
     expect(callIds).toEqual(['c1', 'c1', 'c1']);

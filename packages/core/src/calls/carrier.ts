@@ -13,6 +13,8 @@ export interface Carrier {
     from: string;
     to: string;
     placedAt: Date;
+    /** Ask the carrier to tell an answering machine from a person (it reports a `detected` event). */
+    detectMachine?: boolean;
   }): Promise<{ carrierCallId: string }>;
   /** Where the call stands now, fetched from the carrier (the safety net). */
   getCallState(carrierCallId: string, now: Date): Promise<CarrierCallState>;
@@ -81,6 +83,22 @@ export type CarrierCallState =
   | { phase: 'dialing' | 'ringing'; nextCheckInMs: number }
   | { phase: 'answered'; answeredAt: Date; nextCheckInMs: number }
   | { phase: 'ended'; outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date };
+
+/**
+ * The service ending a call itself, as the call workflow's endCall signal carries it: a hang-up (by
+ * an operator, or the agent's decision) with the reason the call will end with, or a transfer to
+ * another number.
+ */
+export type ServiceEnd =
+  { action: 'hang_up'; reason: 'agent_hangup' | 'ended' } | { action: 'transfer'; destination: string };
+
+/** The carrier refused a request about a call it has (Twilio: a 4xx, e.g. redirecting a call that ended). */
+export class CarrierRequestRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarrierRequestRefused';
+  }
+}
 
 export class CarrierRefusal extends Error {
   constructor(readonly outcome: 'not_in_service' | 'carrier_rejected' | 'failed') {
@@ -263,8 +281,12 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
 
   /** The service ends a call: its end is reported at once (the simulated callee hears nothing more). */
   async function endByService(carrierCallId: string, now: Date) {
+    // The first end stands.
+    if (endedByService.has(carrierCallId)) return;
     const before = schedule(carrierCallId);
     endedByService.set(carrierCallId, Math.max(now.getTime(), decode(carrierCallId).placedAt));
+    // Kept for an hour, long past the call workflow's last look at the call.
+    setTimeout(() => endedByService.delete(carrierCallId), 3_600_000).unref();
     const end = schedule(carrierCallId).at(-1)!;
     if (end.at === before.at(-1)!.at) return;
     await sink?.(decode(carrierCallId).callId, end);

@@ -9,6 +9,7 @@ export * from './carrier-progress';
 export * from './finish-call';
 export * from './call-ended';
 export * from './get-call';
+export * from './end-call';
 export * from './list-calls';
 export * from './test-contacts';
 export * from './twilio/status-callback';

@@ -123,6 +123,11 @@ export const FullCall = LightweightCall.omit({ summary: true }).extend({
   vars_provided: z.record(z.string(), z.string()),
   vars_extracted: z.record(z.string(), z.string()),
   vars_collected: z.record(z.string(), z.union([z.string(), z.array(z.record(z.string(), z.string()))])),
+  /**
+   * Extension (docs/telephony.md, "Voicemail"): who answered, where the carrier's answering machine
+   * detection says (agents with a voicemail action); null when it was not asked or nobody answered.
+   */
+  answered_by: z.enum(['human', 'machine', 'unknown']).nullable(),
 });
 export type FullCall = z.infer<typeof FullCall>;
 

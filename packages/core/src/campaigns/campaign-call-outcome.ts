@@ -2,14 +2,15 @@ import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 
 /**
- * A campaign call's end, recorded on its contact (once): retried later when the policy says so,
+ * A campaign call's end, recorded on its contact (once) with its outcome (the call's status, or
+ * `voicemail` when an answering machine took it): retried later when the policy says so,
  * otherwise completed with the outcome. Runs in the call-end step, which reads the contact with the
  * call. Returns whether the call workflow should wake the campaign: only the first end since the
  * campaign's last step began does, so a campaign sees one signal per step rather than one per call.
  */
 export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
-  call: { id: string; status: string; contact: ContactAtCallEnd },
+  call: { id: string; outcome: string; contact: ContactAtCallEnd },
 ): Promise<boolean> {
   const { contact } = call;
   if (contact.lastCallId !== call.id) return false;
@@ -19,7 +20,7 @@ export async function recordCampaignCallOutcome(
   const nextAttemptAt = new Date(now.getTime() + contact.retryDelaySeconds * 1000);
   const retry =
     contact.campaignStatus !== 'canceled' &&
-    contact.retryOn.includes(call.status) &&
+    contact.retryOn.includes(call.outcome) &&
     contact.attempts < contact.maxAttempts &&
     (!contact.endAt || nextAttemptAt < new Date(contact.endAt));
   // The outcome and the wake-up flag in one statement.
@@ -28,7 +29,7 @@ export async function recordCampaignCallOutcome(
       UPDATE campaign_contacts SET
         state = ${retry ? 'queued' : 'completed'}::"CampaignContactState",
         next_attempt_at = CASE WHEN ${retry} THEN ${nextAttemptAt} ELSE next_attempt_at END,
-        last_outcome = ${call.status}, updated_at = ${now}
+        last_outcome = ${call.outcome}, updated_at = ${now}
       WHERE id = ${contact.id}::uuid AND state = 'calling' AND last_call_id = ${call.id}::uuid
       RETURNING campaign_id
     )

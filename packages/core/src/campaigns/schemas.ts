@@ -10,8 +10,11 @@ export const CAMPAIGN_STATUSES = [
   'canceled',
 ] as const;
 export const CONTACT_STATES = ['queued', 'calling', 'completed', 'skipped_dnc', 'canceled'] as const;
-/** Outcomes a retry policy may retry; a connected call is never redialed. */
-export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'error'] as const;
+/**
+ * Outcomes a retry policy may retry: a call nobody answered, or one an answering machine took (with
+ * an agent that detects machines); a call a person answered is never redialed.
+ */
+export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'error', 'voicemail'] as const;
 export const MAX_CONTACTS_PER_REQUEST = 10_000;
 
 const Timezone = z.string().refine(isValidTimezone, 'must be an IANA timezone, e.g. America/New_York');

@@ -96,6 +96,10 @@ export function testAgentInput(
     variables_extracted: [],
     notification_emails: [],
     webhooks: [],
+    transfer_call_enabled: false,
+    transfer_call_destination: null,
+    voicemail_action: 'continue',
+    voicemail_message: '',
     ...overrides,
   };
 }
@@ -145,4 +149,5 @@ export const startsNothing: WorkflowStarter = {
   startCampaignWorkflow: async () => {},
   wakeCampaign: async () => {},
   reportCarrierEvent: async () => {},
+  endCall: async () => true,
 };

@@ -100,4 +100,55 @@ describe('agents.* procedures', () => {
     }
     expect((await betaApi.agents.list()).agents.map((a) => a.agent_id)).toEqual([beta.agent.id]);
   });
+  it('keeps transfer and voicemail settings that can work, and refuses ones that cannot, changing nothing', async () => {
+    const alphaApi = as(alpha.key);
+    const created = await alphaApi.agents.create({ name: 'Line rules', prompt: 'Hi.' });
+    expect(await alphaApi.agents.callHandling({ agent_id: created.agent_id })).toEqual({
+      agent_id: created.agent_id,
+      transfer_call_enabled: false,
+      transfer_call_destination: null,
+      voicemail_action: 'continue',
+      voicemail_message: '',
+    });
+    const refusals = [
+      alphaApi.agents.create({ name: 'No message', prompt: 'Hi.', voicemail_action: 'leave_message' }),
+      alphaApi.agents.create({ name: 'Nowhere', prompt: 'Hi.', transfer_call_enabled: true }),
+      alphaApi.agents.create({ name: 'Bad number', prompt: 'Hi.', transfer_call_destination: '555-0199' }),
+      alphaApi.agents.modify({ agent_id: created.agent_id, transfer_call_enabled: true }),
+      alphaApi.agents.modify({ agent_id: created.agent_id, voicemail_action: 'leave_message' }),
+    ];
+    for (const refusal of refusals) expect((await failure(refusal)).code).toBe('BAD_REQUEST');
+    expect(await alphaApi.agents.get({ agent_id: created.agent_id })).toEqual(created);
+    expect((await alphaApi.agents.list()).agents.map((a) => a.name)).not.toContain('No message');
+
+    await alphaApi.agents.modify({
+      agent_id: created.agent_id,
+      transfer_call_enabled: true,
+      transfer_call_destination: '+14155550199',
+      voicemail_action: 'leave_message',
+      voicemail_message: 'Please call us back.',
+    });
+    expect(await alphaApi.agents.callHandling({ agent_id: created.agent_id })).toMatchObject({
+      transfer_call_enabled: true,
+      transfer_call_destination: '+14155550199',
+      voicemail_action: 'leave_message',
+      voicemail_message: 'Please call us back.',
+    });
+    expect((await alphaApi.agents.get({ agent_id: created.agent_id })).updated_at).not.toBe(
+      created.updated_at,
+    );
+    const copy = await alphaApi.agents.duplicate({
+      agent_id: created.agent_id,
+      agent_name: 'Line rules copy',
+    });
+    expect(await alphaApi.agents.callHandling({ agent_id: copy.agent_id })).toMatchObject({
+      transfer_call_destination: '+14155550199',
+      voicemail_action: 'leave_message',
+    });
+    await alphaApi.agents.modify({
+      agent_id: copy.agent_id,
+      transfer_call_destination: null,
+      transfer_call_enabled: false,
+    });
+  });
 });

@@ -7,6 +7,7 @@ import {
   createAgent,
   duplicateAgent,
   getAgent,
+  getAgentCallHandling,
   listAgents,
   modifyAgent,
   toAgentView,
@@ -25,6 +26,12 @@ export const agentsRouter = router({
   get: accountProcedure
     .input(AgentId)
     .query(({ ctx, input }) => getAgent(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id })),
+  /** Transfer and voicemail settings (set through create and modify; docs/telephony.md). */
+  callHandling: accountProcedure
+    .input(AgentId)
+    .query(({ ctx, input }) =>
+      getAgentCallHandling(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id }),
+    ),
   modify: accountProcedure
     .input(ModifyAgentInput.extend(AgentId.shape))
     .mutation(({ ctx, input: { agent_id, ...changes } }) =>

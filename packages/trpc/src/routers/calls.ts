@@ -8,9 +8,11 @@ import {
   deleteCall,
   dialCallIdempotently,
   getCall,
+  hangUpCall,
   listCalls,
   listTestContacts,
   removeTestContact,
+  transferCall,
   updateCallMetadata,
 } from '@voice/core';
 import { accountProcedure, dialProcedure, router, userProcedure } from '../trpc';
@@ -43,6 +45,16 @@ export const callsRouter = router({
       metadata: input.metadata,
     }),
   ),
+  /** Ends a call in progress from the service's side (operators); it ends once the carrier confirms. */
+  hangup: accountProcedure
+    .input(CallId)
+    .mutation(({ ctx, input }) => hangUpCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  /** Hands a connected call to its agent's transfer destination (agents with transfers enabled). */
+  transfer: accountProcedure
+    .input(CallId)
+    .mutation(({ ctx, input }) =>
+      transferCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
+    ),
   /** Dashboard users only: the call disappears from lists, gets and counts. */
   delete: userProcedure
     .input(CallId)

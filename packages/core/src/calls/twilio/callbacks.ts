@@ -1,7 +1,7 @@
 import type * as TwilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
 import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
-import { carrierEventFromStatusCallback } from './status-callback';
+import { carrierEventFromMachineDetection, carrierEventFromStatusCallback } from './status-callback';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -27,13 +27,21 @@ export interface TwilioCallback {
   params: Record<string, string>;
 }
 
+/** The callbacks Twilio sends about a call, by the path the service gave it for each. */
+export type TwilioCallbackKind = 'status' | 'machine-detection';
+
 /**
- * A Twilio status callback for one call: checked against its X-Twilio-Signature (the official
- * `twilio` package's validateRequest, with the deployment's auth token) before anything is read, then
- * handed to the call's workflow as a carrier event. A bad or missing signature is FORBIDDEN and a call
+ * A Twilio callback about one call: checked against its X-Twilio-Signature (the official `twilio`
+ * package's validateRequest, with the deployment's auth token) before anything is read, then handed
+ * to the call's workflow as a carrier event: a status callback as the change it reports, a machine
+ * detection callback (async AMD) as who answered. A bad or missing signature is FORBIDDEN and a call
  * that does not exist NOT_FOUND; neither changes anything.
  */
-export async function receiveTwilioStatusCallback(deps: CoreDeps, callback: TwilioCallback): Promise<void> {
+export async function receiveTwilioCallback(
+  deps: CoreDeps,
+  kind: TwilioCallbackKind,
+  callback: TwilioCallback,
+): Promise<void> {
   const authToken = deps.config.twilio?.authToken;
   if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
   const { validateRequest } = await twilioWebhooks();
@@ -45,7 +53,10 @@ export async function receiveTwilioStatusCallback(deps: CoreDeps, callback: Twil
   if (!call) throw new AppError('CALL_NOT_FOUND', `Call ${callback.callId} does not exist`);
   let event;
   try {
-    event = carrierEventFromStatusCallback(callback.params);
+    event =
+      kind === 'status'
+        ? carrierEventFromStatusCallback(callback.params)
+        : carrierEventFromMachineDetection(callback.params, deps.clock.now());
   } catch (error) {
     throw new AppError('VALIDATION_FAILED', (error as Error).message);
   }

@@ -120,3 +120,18 @@ export function carrierEventFromStatusCallback(
       throw new Error(`Unknown CallStatus ${JSON.stringify(status)}`);
   }
 }
+
+/**
+ * The result of async answering machine detection (MachineDetection with AsyncAmd): a POST to the
+ * AsyncAmdStatusCallback with CallSid, AnsweredBy and MachineDetectionDuration, and no timestamp of
+ * its own, so the time it arrived stands for when the carrier decided.
+ */
+export function carrierEventFromMachineDetection(
+  params: Readonly<Record<string, string>>,
+  receivedAt: Date,
+): CarrierEvent {
+  const answeredBy = answeredByFrom(params.AnsweredBy);
+  if (!params.CallSid || !answeredBy)
+    throw new Error('A machine detection callback needs CallSid and AnsweredBy');
+  return { carrierCallId: params.CallSid, kind: 'detected', answeredBy, at: receivedAt.toISOString() };
+}

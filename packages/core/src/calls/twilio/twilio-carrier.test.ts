@@ -48,6 +48,7 @@ const carrier = (overrides: { authToken?: string } = {}) =>
     authToken: overrides.authToken ?? emulator.authToken,
     apiBaseUrl: emulator.url,
     statusCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/status/${callId}`,
+    machineDetectionCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/machine-detection/${callId}`,
     mediaStream: (callId) => ({
       url: 'wss://media.example/media/twilio',
       parameters: { callId, token: 't0k' },

@@ -1,7 +1,7 @@
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient';
 
-import { CarrierRefusal, type Carrier, type CarrierCallState } from '../carrier';
+import { CarrierRefusal, CarrierRequestRefused, type Carrier, type CarrierCallState } from '../carrier';
 import { endedOutcome } from './status-callback';
 
 /**
@@ -21,6 +21,8 @@ export interface TwilioCarrierOptions {
   apiBaseUrl?: string;
   /** The status callback URL of a call (the api's carrier route, with the call id in its path). */
   statusCallbackUrl: (callId: string) => string;
+  /** Where Twilio posts the result of a call's answering machine detection (async AMD). */
+  machineDetectionCallbackUrl: (callId: string) => string;
   /** The media stream URL (`wss://…/media/twilio`) and the parameters it receives for a call. */
   mediaStream: (callId: string) => { url: string; parameters: Record<string, string> };
   /** How long a call rings before Twilio gives up as no answer, in seconds (Twilio's Timeout). */
@@ -89,8 +91,24 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
   });
   const safetyNetMs = options.safetyNetMs ?? 60_000;
 
+  /** Updates a live call; Twilio refusing it (a 4xx: the call has ended, or is not connected) is final. */
+  async function update(carrierCallId: string, params: { status?: 'completed'; twiml?: string }) {
+    try {
+      await client.calls(carrierCallId).update(params);
+    } catch (error) {
+      if (
+        error instanceof twilio.RestException &&
+        error.status >= 400 &&
+        error.status < 500 &&
+        error.status !== 429
+      )
+        throw new CarrierRequestRefused(`Twilio refused to update call ${carrierCallId}: ${error.message}`);
+      throw error;
+    }
+  }
+
   return {
-    async placeCall({ callId, from, to }) {
+    async placeCall({ callId, from, to, detectMachine }) {
       try {
         const call = await client.calls.create({
           to,
@@ -100,6 +118,16 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
           statusCallbackMethod: 'POST',
           statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
           timeout: options.ringTimeoutSeconds ?? 30,
+          // Async detection: the conversation starts at once, and the result (after a machine's
+          // greeting, at its beep) arrives at its own callback.
+          ...(detectMachine
+            ? {
+                machineDetection: 'DetectMessageEnd',
+                asyncAmd: 'true',
+                asyncAmdStatusCallback: options.machineDetectionCallbackUrl(callId),
+                asyncAmdStatusCallbackMethod: 'POST',
+              }
+            : {}),
         });
         return { carrierCallId: call.sid };
       } catch (error) {
@@ -146,20 +174,20 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     },
 
     async hangUp(carrierCallId) {
-      await client.calls(carrierCallId).update({ status: 'completed' });
+      await update(carrierCallId, { status: 'completed' });
     },
 
     async transfer(carrierCallId, destination) {
       const response = new twilio.twiml.VoiceResponse();
       response.dial(destination);
-      await client.calls(carrierCallId).update({ twiml: response.toString() });
+      await update(carrierCallId, { twiml: response.toString() });
     },
 
     async leaveMessage(carrierCallId, message) {
       const response = new twilio.twiml.VoiceResponse();
       response.say({ language: sayLanguage(message.language) }, message.text);
       response.hangup();
-      await client.calls(carrierCallId).update({ twiml: response.toString() });
+      await update(carrierCallId, { twiml: response.toString() });
     },
   };
 }

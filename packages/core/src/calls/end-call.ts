@@ -1,0 +1,56 @@
+import type { CallStatus } from '@voice/db';
+import { transferDestination } from '../agents/agent-view';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import type { ServiceEnd } from './carrier';
+import { loadCall } from './get-call';
+
+const IN_PROGRESS = new Set<CallStatus>(['initiated', 'ringing', 'ongoing']);
+
+/** The call's status when the request was handed over; the call ends once the carrier confirms. */
+export type EndCallOutput = { call_id: string; call_status: CallStatus };
+
+async function requestEnd(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+  request: (call: Awaited<ReturnType<typeof loadCall>>) => Promise<ServiceEnd>,
+): Promise<EndCallOutput> {
+  const call = await loadCall(deps.db, accountId, callId);
+  if (!IN_PROGRESS.has(call.status))
+    throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
+  const end = await request(call);
+  if (!(await deps.workflows.endCall(call.id, end)))
+    throw new AppError('CONFLICT', 'The call has already ended');
+  return { call_id: call.id, call_status: call.status };
+}
+
+/**
+ * An operator hangs up a call in progress: its workflow asks the carrier to end it (Twilio: the call
+ * updated to `completed`). A connected call ends as `agent_hangup`; one still ringing as never answered.
+ */
+export function hangUpCall(deps: CoreDeps, ids: { accountId: string; callId: string }) {
+  return requestEnd(deps, ids, async () => ({ action: 'hang_up', reason: 'agent_hangup' }));
+}
+
+/**
+ * An operator transfers a connected call to its agent's transfer destination: its workflow redirects
+ * the live call to `<Dial>` that number and leaves it. The call ends as `ended`, its last transition
+ * marked `transferred`. Only agents with transfers enabled can; only a connected call can be.
+ */
+export function transferCall(deps: CoreDeps, ids: { accountId: string; callId: string }) {
+  return requestEnd(deps, ids, async (call) => {
+    const agent = await deps.db.agent.findUniqueOrThrow({
+      where: { id: call.agent.id },
+      select: { transferCallEnabled: true, transferCallDestination: true },
+    });
+    const destination = transferDestination(agent);
+    if (!agent.transferCallEnabled || !destination)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        "The call's agent does not allow transfers (transfer_call_enabled)",
+      );
+    if (call.status !== 'ongoing')
+      throw new AppError('CONFLICT', `Only a connected call can be transferred; this one is ${call.status}`);
+    return { action: 'transfer', destination };
+  });
+}

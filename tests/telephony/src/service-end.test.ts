@@ -1,0 +1,163 @@
+import { createVoiceClient } from '@voice/client';
+import { waitFor } from '@voice/dev';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TelephonyStack } from './support/stack';
+
+/**
+ * The service ending calls itself through Twilio: an operator's hang-up (the call updated to
+ * `completed`), a transfer (the live call redirected to `<Dial>` the agent's destination), and an
+ * answering machine met as the agent is set to (hang up, or leave its message after the beep), each
+ * reaching the emulator as the documented Twilio request and ending the call with its reason.
+ */
+
+// Answers and stays on the line until someone hangs up.
+const HELD = '+14155550008';
+// An answering machine: its greeting ends with a beep, then it records until hung up.
+const MACHINE = '+14155550010';
+const TRANSFER_TO = '+14155550199';
+
+let stack: TelephonyStack;
+let client: ReturnType<typeof createVoiceClient>;
+
+beforeAll(async () => {
+  stack = await TelephonyStack.start('Service end', inject('temporalAddress'), {
+    emulator: { transferTalkMs: 1_000 },
+  });
+  client = createVoiceClient({ baseUrl: stack.api.url, token: stack.seeded.key });
+});
+afterAll(() => stack?.close());
+
+const configure = (changes: Parameters<typeof client.agents.modify.mutate>[0]) =>
+  client.agents.modify.mutate(changes);
+
+async function answered(callId: string) {
+  await waitFor(
+    `call ${callId} to be answered`,
+    15_000,
+    async () => (await stack.row(callId)).status === 'ongoing',
+    {
+      detail: () => stack.output(),
+    },
+  );
+}
+
+describe('the service ending Twilio calls', () => {
+  it('an operator hangs up a connected call: Twilio is asked to complete it, and it ends as agent_hangup', async () => {
+    const callId = await stack.dial(HELD);
+    await answered(callId);
+    expect(await client.calls.hangup.mutate({ call_id: callId })).toEqual({
+      call_id: callId,
+      call_status: 'ongoing',
+    });
+    const row = await stack.ended(callId);
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.updates).toEqual([{ Status: 'completed' }]);
+    expect(row.status).toBe('agent_hangup');
+    expect(row.events.at(-1)).toMatchObject({ status: 'agent_hangup', reason: null });
+
+    // An ended call cannot be hung up again; nothing more reaches Twilio.
+    await expect(client.calls.hangup.mutate({ call_id: callId })).rejects.toThrow(/already ended/);
+    expect(carrierCall.updates).toHaveLength(1);
+  });
+
+  it('transfers only where the agent allows it, then redirects the live call to <Dial> its destination', async () => {
+    const callId = await stack.dial(HELD);
+    await answered(callId);
+    await expect(client.calls.transfer.mutate({ call_id: callId })).rejects.toThrow(
+      /does not allow transfers/,
+    );
+    expect((await stack.carrierCall(callId)).updates).toEqual([]);
+
+    await configure({
+      agent_id: stack.seeded.agent.id,
+      transfer_call_enabled: true,
+      transfer_call_destination: TRANSFER_TO,
+    });
+    await client.calls.transfer.mutate({ call_id: callId });
+    const row = await stack.ended(callId);
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.updates).toHaveLength(1);
+    expect(carrierCall.updates[0]!.Twiml).toBe(
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${TRANSFER_TO}</Dial></Response>`,
+    );
+    expect(carrierCall.transferredTo).toBe(TRANSFER_TO);
+    expect(row.status).toBe('ended');
+    expect(row.events.at(-1)).toMatchObject({ status: 'ended', reason: 'transferred' });
+    // The transferred leg's talk time (a second) counts: the call lasted until the carrier ended it.
+    expect((await stack.getCall(callId)).duration_ms).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('an agent set to hang up on voicemail asks Twilio to detect machines and hangs up at the beep', async () => {
+    await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'hang_up' });
+    const callId = await stack.dial(MACHINE);
+    const row = await stack.ended(callId);
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.created).toMatchObject({
+      MachineDetection: 'DetectMessageEnd',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallback: `${stack.env.PUBLIC_URL}/carrier/twilio/machine-detection/${callId}`,
+      AsyncAmdStatusCallbackMethod: 'POST',
+    });
+    expect(carrierCall.detection).toMatchObject({ status: 204 });
+    expect(carrierCall.updates).toEqual([{ Status: 'completed' }]);
+    expect(row).toMatchObject({ status: 'agent_hangup', answeredBy: 'machine' });
+    expect((await stack.getCall(callId)).answered_by).toBe('machine');
+  });
+
+  it('an agent set to leave a message speaks it after the beep, then hangs up', async () => {
+    await configure({
+      agent_id: stack.seeded.agent.id,
+      voicemail_action: 'leave_message',
+      voicemail_message: 'Hello, this is the clinic. Please call us back.',
+    });
+    const callId = await stack.dial(MACHINE);
+    const row = await stack.ended(callId);
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.updates).toEqual([
+      {
+        Twiml:
+          '<?xml version="1.0" encoding="UTF-8"?><Response><Say language="he-IL">Hello, this is the clinic. Please call us back.</Say><Hangup/></Response>',
+      },
+    ]);
+    expect(carrierCall.said).toEqual(['Hello, this is the clinic. Please call us back.']);
+    expect(row).toMatchObject({ status: 'agent_hangup', answeredBy: 'machine' });
+  });
+
+  it('a campaign retries a contact an answering machine took, as its policy says', async () => {
+    await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'hang_up' });
+    const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
+    const campaign = await client.campaigns.create.mutate({
+      name: 'Voicemail retries',
+      agent_id: stack.seeded.agent.id,
+      from_numbers: ['+14155550180'],
+      retry_policy: { retry_on: ['voicemail'], max_attempts: 2, delay_seconds: 0 },
+      contacts: [{ to_number: MACHINE }],
+    });
+    await waitFor(
+      'the campaign to complete',
+      60_000,
+      async () =>
+        (await client.campaigns.get.query({ campaign_id: campaign.campaign_id })).status === 'completed',
+      { detail: () => stack.output() },
+    );
+    const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
+      where: { campaignId: campaign.campaign_id },
+    });
+    expect(contact).toMatchObject({ attempts: 2, lastOutcome: 'voicemail', state: 'completed' });
+    const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
+    expect(dialed).toHaveLength(before + 2);
+    expect(dialed.slice(before).map((call) => call.updates)).toEqual([
+      [{ Status: 'completed' }],
+      [{ Status: 'completed' }],
+    ]);
+  });
+
+  it('a person who answers is left to the conversation, recorded as answered by a human', async () => {
+    const callId = await stack.dial('+14155550126');
+    const row = await stack.ended(callId);
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.detection?.params.AnsweredBy).toBe('human');
+    expect(carrierCall.updates).toEqual([]);
+    expect(row).toMatchObject({ status: 'user_hangup', answeredBy: 'human' });
+  });
+});
