@@ -1,6 +1,13 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import { getRecording, receiveTwilioCallback, type CoreDeps, type TwilioCallbackKind } from '@voice/core';
+import {
+  answerTwilioCall,
+  getRecording,
+  receiveTwilioCallback,
+  UnknownNumber,
+  type CoreDeps,
+  type TwilioCallbackKind,
+} from '@voice/core';
 import pino, { type Logger } from 'pino';
 import { toErrorResponse } from './http/errors';
 import { createHttpMetrics } from './http/metrics';
@@ -121,30 +128,61 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    const kinds: TwilioCallbackKind[] = ['status', 'machine-detection'];
-    for (const kind of kinds)
-      carrier.post<{ Params: { call_id: string }; Body: Record<string, string> | undefined }>(
-        `/carrier/twilio/${kind}/:call_id`,
+    const twilioRequest = (request: FastifyRequest<{ Body: Record<string, string> | undefined }>) => {
+      const signature = request.headers['x-twilio-signature'];
+      return {
+        // Twilio signs the URL it was given: the public URL the service configured, not this host.
+        url: `${(deps.core.config.publicUrl ?? '').replace(/\/$/, '')}${request.url}`,
+        signature: typeof signature === 'string' ? signature : undefined,
+        params: request.body ?? {},
+      };
+    };
+    const routes: {
+      path: string;
+      kind: TwilioCallbackKind;
+      callId: (params: { call_id?: string }) => string | null;
+    }[] = [
+      { path: '/carrier/twilio/status/:call_id', kind: 'status', callId: (params) => params.call_id ?? null },
+      {
+        path: '/carrier/twilio/machine-detection/:call_id',
+        kind: 'machine-detection',
+        callId: (params) => params.call_id ?? null,
+      },
+      // A number's own status callback (incoming calls): the call is found by its CallSid.
+      { path: '/carrier/twilio/status', kind: 'status', callId: () => null },
+    ];
+    for (const route of routes)
+      carrier.post<{ Params: { call_id?: string }; Body: Record<string, string> | undefined }>(
+        route.path,
         async (request, reply) => {
-          const signature = request.headers['x-twilio-signature'];
+          const callId = route.callId(request.params);
           try {
-            await receiveTwilioCallback(deps.core, kind, {
-              callId: request.params.call_id,
-              // Twilio signs the URL it was given: the public URL the service configured, not this host.
-              url: `${(deps.core.config.publicUrl ?? '').replace(/\/$/, '')}${request.url}`,
-              signature: typeof signature === 'string' ? signature : undefined,
-              params: request.body ?? {},
-            });
+            await receiveTwilioCallback(deps.core, route.kind, { callId, ...twilioRequest(request) });
           } catch (error) {
-            request.log.warn(
-              { err: error, callId: request.params.call_id, kind },
-              'carrier callback refused',
-            );
+            request.log.warn({ err: error, callId, kind: route.kind }, 'carrier callback refused');
             throw error;
           }
           return reply.code(204).send();
         },
       );
+    // The voice webhook of the service's numbers: an incoming call, answered with TwiML.
+    carrier.post<{ Body: Record<string, string> | undefined }>(
+      '/carrier/twilio/voice',
+      async (request, reply) => {
+        let twiml: string;
+        try {
+          twiml = await answerTwilioCall(deps.core, twilioRequest(request));
+        } catch (error) {
+          if (!(error instanceof UnknownNumber)) {
+            request.log.warn({ err: error }, 'incoming call refused');
+            throw error;
+          }
+          request.log.warn({ to: error.number }, 'incoming call to a number the service does not have');
+          twiml = error.twiml;
+        }
+        return reply.type('text/xml').send(twiml);
+      },
+    );
   });
 
   app.get('/healthz', async (_request, reply) => {

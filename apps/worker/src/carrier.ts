@@ -1,19 +1,17 @@
 import type { Client } from '@temporalio/client';
-import { createMediaStreamToken, createSimulatedCarrier, systemClock, type Carrier } from '@voice/core';
+import {
+  createSimulatedCarrier,
+  mediaStreamFor,
+  mediaStreamUrl,
+  systemClock,
+  type Carrier,
+} from '@voice/core';
 import { createCarrierEventSink } from '@voice/workflows/starters';
 import type { Logger } from 'pino';
 import type { WorkerEnv } from './env';
 
 /** How long a call's media stream token stays valid past the ring time: the carrier may queue the call. */
 const STREAM_TOKEN_MARGIN_MS = 5 * 60_000;
-
-/** The media server's stream URL: MEDIA_PUBLIC_URL, or PUBLIC_URL's host with ws(s) and `/media/twilio`. */
-export function mediaStreamUrl(env: Pick<WorkerEnv, 'MEDIA_PUBLIC_URL' | 'PUBLIC_URL'>): string {
-  if (env.MEDIA_PUBLIC_URL) return env.MEDIA_PUBLIC_URL;
-  const url = new URL('/media/twilio', env.PUBLIC_URL);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.toString();
-}
 
 /**
  * The carrier of this deployment (CARRIER): the simulator, reporting its events to the call
@@ -32,7 +30,7 @@ export async function createCarrier(env: WorkerEnv, client: Client, logger: Logg
     });
   const { createTwilioCarrier } = await import('@voice/core/twilio');
   const publicUrl = env.PUBLIC_URL!.replace(/\/$/, '');
-  const streamUrl = mediaStreamUrl(env);
+  const streamUrl = mediaStreamUrl(env.MEDIA_PUBLIC_URL, publicUrl);
   const ringTimeoutSeconds = env.CARRIER_RING_TIMEOUT_SECONDS;
   return createTwilioCarrier({
     accountSid: env.TWILIO_ACCOUNT_SID!,
@@ -40,16 +38,11 @@ export async function createCarrier(env: WorkerEnv, client: Client, logger: Logg
     apiBaseUrl: env.TWILIO_API_BASE_URL,
     statusCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/status/${callId}`,
     machineDetectionCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/machine-detection/${callId}`,
-    mediaStream: (callId) => ({
-      url: streamUrl,
-      parameters: {
-        callId,
-        token: createMediaStreamToken(env.JWT_SECRET, callId, {
-          now: systemClock.now(),
-          validForMs: ringTimeoutSeconds * 1000 + STREAM_TOKEN_MARGIN_MS,
-        }),
-      },
-    }),
+    mediaStream: (callId) =>
+      mediaStreamFor({ jwtSecret: env.JWT_SECRET, mediaStreamUrl: streamUrl }, callId, {
+        now: systemClock.now(),
+        validForMs: ringTimeoutSeconds * 1000 + STREAM_TOKEN_MARGIN_MS,
+      }),
     ringTimeoutSeconds,
     safetyNetMs: env.CARRIER_SAFETY_NET_MS,
   });

@@ -11,8 +11,6 @@ const Env = ServiceEnv.extend({
   SIMULATOR_SEED: z.string().default('voice-agent'),
   /** The carrier calls go through: the simulator (the default) or Twilio (docs/telephony.md). */
   CARRIER: z.enum(['simulator', 'twilio']).default('simulator'),
-  /** Where the carrier streams a call's audio (`wss://…/media/twilio`); from PUBLIC_URL when unset. */
-  MEDIA_PUBLIC_URL: z.url().optional(),
   /** How long an outbound call rings before the carrier gives it up as no answer (Twilio's Timeout). */
   CARRIER_RING_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
   /** How long a call waits for the carrier's next callback before fetching the call (the safety net). */

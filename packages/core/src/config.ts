@@ -51,6 +51,8 @@ export const ServiceEnv = z.object({
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** Where Twilio's REST API is: Twilio's own unless set (tests point it at the emulator). */
   TWILIO_API_BASE_URL: z.url().optional(),
+  /** Where the carrier streams a call's audio (`wss://…/media/twilio`); from PUBLIC_URL when unset. */
+  MEDIA_PUBLIC_URL: z.url().optional(),
 });
 
 /** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */
@@ -61,6 +63,14 @@ export function checkServiceEnv(env: z.infer<typeof ServiceEnv>, context: z.Refi
       message: 'TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN go together: set both or neither',
       path: ['TWILIO_AUTH_TOKEN'],
     });
+}
+
+/** The media server's stream URL: as set, or the public URL's host with ws(s) and `/media/twilio`. */
+export function mediaStreamUrl(mediaPublicUrl: string | undefined, publicUrl: string): string {
+  if (mediaPublicUrl) return mediaPublicUrl;
+  const url = new URL('/media/twilio', publicUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
 }
 
 /** The core settings of a service, from its parsed environment. */
@@ -79,6 +89,7 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
       dialsPerMinute: env.RATE_LIMIT_DIALS_PER_MINUTE,
       concurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     },
+    mediaStreamUrl: mediaStreamUrl(env.MEDIA_PUBLIC_URL, env.PUBLIC_URL ?? defaultPublicUrl),
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
       ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }
       : {}),

@@ -30,6 +30,8 @@ export interface CoreConfig {
   campaignRecheckMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */
   rateLimits?: RateLimitDefaults;
+  /** Where the carrier streams calls' audio: the media server's `wss://…/media/twilio`. */
+  mediaStreamUrl?: string;
   /** The deployment's Twilio account, when it has one: the auth token signs Twilio's callbacks. */
   twilio?: { accountSid: string; authToken: string };
 }
@@ -50,7 +52,8 @@ export interface WorkflowStarter {
   startCallWorkflow(call: {
     callId: string;
     accountId: string;
-    agentId: string;
+    /** Null for an incoming call refused because its number has no agent. */
+    agentId: string | null;
     campaignId: string | null;
   }): Promise<void>;
   startWebhookDelivery(delivery: {

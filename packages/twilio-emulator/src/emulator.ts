@@ -78,6 +78,8 @@ export interface Callback {
 
 export interface EmulatedCall {
   sid: string;
+  /** `outbound-api` for calls the service placed, `inbound` for calls to its numbers. */
+  direction: 'outbound-api' | 'inbound';
   to: string;
   from: string;
   status: CallStatus;
@@ -99,6 +101,8 @@ export interface EmulatedCall {
   said: string[];
   /** The async machine detection's callback, once sent. */
   detection: Callback | null;
+  /** An incoming call: the service's answer to the voice webhook (HTTP status and TwiML). */
+  answer: { status: number | null; twiml: string } | null;
 }
 
 export interface TwilioEmulator {
@@ -116,6 +120,18 @@ export interface TwilioEmulator {
   onCallCreated(handler: ((call: EmulatedCall) => Promise<void> | void) | null): void;
   /** Drops (does not send) the status callbacks the predicate matches: a lost callback. */
   dropCallbacks(predicate: ((call: EmulatedCall, status: CallStatus) => boolean) | null): void;
+  /**
+   * Someone calls one of the service's numbers: Twilio posts the number's voice webhook (signed) and
+   * follows the TwiML it answers with. `<Connect><Stream>` connects the call (the caller talks, then
+   * hangs up); `<Say>` and `<Hangup>` are spoken and end it. The number's status callback, when
+   * given, hears the end.
+   */
+  callIn(call: {
+    from: string;
+    to: string;
+    voiceUrl: string;
+    statusCallback?: string;
+  }): Promise<EmulatedCall>;
   /** Sends a callback again, signed as before (Twilio retries a callback it could not deliver). */
   resend(callback: Callback): Promise<number | null>;
   /** Ends every call still in progress as the callee hanging up. */
@@ -240,7 +256,7 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       from: call.from,
       from_formatted: call.from,
       status: call.status,
-      direction: 'outbound-api',
+      direction: call.direction,
       date_created: rfc2822(call.dateCreated),
       date_updated: rfc2822(new Date()),
       start_time: rfc2822(call.startTime),
@@ -275,7 +291,7 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
       CallbackSource: 'call-progress-events',
       Called: call.to,
       Caller: call.from,
-      Direction: 'outbound-api',
+      Direction: call.direction,
       From: call.from,
       To: call.to,
       SequenceNumber: String(call.callbacks.length),
@@ -372,6 +388,31 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     });
   }
 
+  /** A new call, kept: what it was created with, nothing happened to it yet. */
+  function newCall(
+    start: Pick<
+      EmulatedCall,
+      'direction' | 'to' | 'from' | 'status' | 'created' | 'statusCallbackEvents' | 'startTime'
+    >,
+  ): EmulatedCall {
+    const call: EmulatedCall = {
+      ...start,
+      sid: sid('CA'),
+      dateCreated: new Date(),
+      answeredAt: null,
+      endTime: null,
+      sipResponseCode: null,
+      callbacks: [],
+      updates: [],
+      transferredTo: null,
+      said: [],
+      detection: null,
+      answer: null,
+    };
+    calls.set(call.sid, call);
+    return call;
+  }
+
   function create(params: Record<string, string>): EmulatedCall {
     if (!params.To) throw new TwilioError(400, 21201, "No 'To' number is specified");
     if (!params.From) throw new TwilioError(400, 21213, "No 'From' number is specified");
@@ -386,25 +427,15 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     if (unknown) throw new TwilioError(400, 21200, `Unknown StatusCallbackEvent ${unknown}`);
     if (params.Timeout !== undefined && !/^\d+$/.test(params.Timeout))
       throw new TwilioError(400, 21200, 'Timeout must be a whole number of seconds');
-    const call: EmulatedCall = {
-      sid: sid('CA'),
+    const call = newCall({
+      direction: 'outbound-api',
       to: params.To,
       from: params.From,
       status: 'queued',
       created: params,
       statusCallbackEvents: events,
-      dateCreated: new Date(),
       startTime: null,
-      answeredAt: null,
-      endTime: null,
-      sipResponseCode: null,
-      callbacks: [],
-      updates: [],
-      transferredTo: null,
-      said: [],
-      detection: null,
-    };
-    calls.set(call.sid, call);
+    });
     progress(call);
     return call;
   }
@@ -532,6 +563,50 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     },
     dropCallbacks(predicate) {
       drop = predicate;
+    },
+    async callIn({ from, to, voiceUrl, statusCallback }) {
+      const call = newCall({
+        direction: 'inbound',
+        to,
+        from,
+        status: 'ringing',
+        created: statusCallback ? { StatusCallback: statusCallback } : {},
+        statusCallbackEvents: [],
+        startTime: new Date(),
+      });
+      const params = {
+        AccountSid: accountSid,
+        ApiVersion: '2010-04-01',
+        CallSid: call.sid,
+        CallStatus: 'ringing',
+        Called: to,
+        Caller: from,
+        Direction: 'inbound',
+        From: from,
+        To: to,
+      };
+      const response = await fetch(voiceUrl, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Twilio-Signature': twilio.getExpectedTwilioSignature(authToken, voiceUrl, params),
+          'User-Agent': 'TwilioProxy/1.1',
+        },
+        body: new URLSearchParams(params).toString(),
+        signal: AbortSignal.timeout(15_000),
+      }).catch(() => null);
+      const twiml = response ? await response.text() : '';
+      call.answer = { status: response?.status ?? null, twiml };
+      // Twilio plays an application error and hangs up when the webhook fails.
+      if (!response?.ok) {
+        end(call, 'failed');
+        return call;
+      }
+      call.status = 'in-progress';
+      call.answeredAt = new Date();
+      if (/<Connect>\s*<Stream\b/.test(twiml)) after(call, talkMs, () => end(call, 'completed'));
+      else redirect(call, twiml);
+      return call;
     },
     async resend(callback) {
       const again = post(callback.url, callback.params);

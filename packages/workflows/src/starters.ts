@@ -48,7 +48,7 @@ export function createWorkflowStarter(
           args: [{ callId }],
           typedSearchAttributes: [
             { key: AccountIdAttribute, value: accountId },
-            { key: AgentIdAttribute, value: agentId },
+            ...(agentId ? [{ key: AgentIdAttribute, value: agentId }] : []),
             { key: CallStatusAttribute, value: 'initiated' },
             ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
           ],

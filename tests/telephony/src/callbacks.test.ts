@@ -1,5 +1,4 @@
 import twilio from 'twilio';
-import { waitFor } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TelephonyStack } from './support/stack';
 
@@ -41,21 +40,10 @@ async function snapshot(callId: string) {
   };
 }
 
-async function answered(callId: string) {
-  await waitFor(
-    `call ${callId} to be answered`,
-    15_000,
-    async () => (await stack.row(callId)).status === 'ongoing',
-    {
-      detail: () => stack.output(),
-    },
-  );
-}
-
 describe('Twilio status callbacks', () => {
   it('a forged or unsigned callback is 403 and changes nothing', async () => {
     const callId = await stack.dial(HELD);
-    await answered(callId);
+    await stack.answered(callId);
     const carrierCall = await stack.carrierCall(callId);
     const before = await snapshot(callId);
     const completed = {
@@ -97,7 +85,7 @@ describe('Twilio status callbacks', () => {
 
   it('callbacks delivered twice or out of order change nothing', async () => {
     const callId = await stack.dial(HELD);
-    await answered(callId);
+    await stack.answered(callId);
     const carrierCall = await stack.carrierCall(callId);
     const before = await snapshot(callId);
     // Twilio retrying the earlier callbacks, late and in reverse.

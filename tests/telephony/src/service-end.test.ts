@@ -30,21 +30,10 @@ afterAll(() => stack?.close());
 const configure = (changes: Parameters<typeof client.agents.modify.mutate>[0]) =>
   client.agents.modify.mutate(changes);
 
-async function answered(callId: string) {
-  await waitFor(
-    `call ${callId} to be answered`,
-    15_000,
-    async () => (await stack.row(callId)).status === 'ongoing',
-    {
-      detail: () => stack.output(),
-    },
-  );
-}
-
 describe('the service ending Twilio calls', () => {
   it('an operator hangs up a connected call: Twilio is asked to complete it, and it ends as agent_hangup', async () => {
     const callId = await stack.dial(HELD);
-    await answered(callId);
+    await stack.answered(callId);
     expect(await client.calls.hangup.mutate({ call_id: callId })).toEqual({
       call_id: callId,
       call_status: 'ongoing',
@@ -62,7 +51,7 @@ describe('the service ending Twilio calls', () => {
 
   it('transfers only where the agent allows it, then redirects the live call to <Dial> its destination', async () => {
     const callId = await stack.dial(HELD);
-    await answered(callId);
+    await stack.answered(callId);
     await expect(client.calls.transfer.mutate({ call_id: callId })).rejects.toThrow(
       /does not allow transfers/,
     );

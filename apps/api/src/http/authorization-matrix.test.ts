@@ -877,6 +877,10 @@ const PUBLIC_ROUTES: Record<string, string> = {
   'GET /recordings/:call_id': "the link's signature is the credential (spec 2.3: signed URL, valid 1 hour)",
   'POST /carrier/twilio/status/:call_id':
     "Twilio's callbacks carry no API key: X-Twilio-Signature is the credential, checked before anything is read (carrier-callbacks.test.ts)",
+  'POST /carrier/twilio/status':
+    "a Twilio number's own status callback (incoming calls), found by its CallSid: signed, checked like the others (telephony suite)",
+  'POST /carrier/twilio/voice':
+    "the voice webhook of the service's numbers (incoming calls): X-Twilio-Signature is the credential, checked before anything is read (telephony suite)",
   'POST /carrier/twilio/machine-detection/:call_id':
     "Twilio's answering machine detection result: signed like its status callbacks, checked the same way (carrier-callbacks.test.ts)",
 };

@@ -125,7 +125,7 @@ export function registerCallCommands(program: Command): void {
           printRows(
             result.calls.map((call) => ({
               ...call,
-              agent: call.agent.name,
+              agent: call.agent?.name ?? '(none)',
               start_timestamp: new Date(call.start_timestamp).toISOString(),
             })),
             COLUMNS,

@@ -295,7 +295,8 @@ describe('call workflow on a real dev server and worker', () => {
       deps: slow,
     });
     await first.runUntil(async () => {
-      for (let i = 0; i < 100; i += 1) {
+      // Up to 15 s: a worker starting on a busy machine takes a while to pick the call up.
+      for (let i = 0; i < 300; i += 1) {
         const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
         if (row.status === 'ongoing') return;
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -172,7 +172,14 @@ describe('campaign workflow on a real dev server and worker', () => {
         contacts: numbers(21, 3100).map((to_number) => ({ to_number })),
       });
       expect(await finished(campaign.campaign_id)).toBe('completed');
-      const times = seen.dials.map((d) => d.at).sort((a, b) => a - b);
+      expect(seen.dials).toHaveLength(21);
+      // The campaign's dials as it made them (each call row's creation): the carrier's own view adds the
+      // time each call's workflow waits for a worker, which a busy machine stretches and pacing cannot.
+      const rows = await deps.db.call.findMany({
+        where: { campaignId: campaign.campaign_id },
+        select: { createdAt: true },
+      });
+      const times = rows.map((row) => row.createdAt.getTime()).sort((a, b) => a - b);
       // 120 a minute is one every 500 ms: 20 intervals take 10 s, never less.
       const rate = ((times.length - 1) / (times.at(-1)! - times[0]!)) * 60_000;
       expect(rate).toBeLessThanOrEqual(120 * 1.05);

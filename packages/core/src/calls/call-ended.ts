@@ -19,12 +19,12 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
       c.campaign_id::text AS "campaignId", c.answered_by AS "answeredBy",
-      cardinality(a.notification_emails) > 0 AS "hasEmailAddresses",
+      COALESCE(cardinality(a.notification_emails) > 0, false) AS "hasEmailAddresses",
       EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
       EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
       EXISTS (SELECT 1 FROM notification_emails n WHERE n.call_id = c.id) AS "emailsRecorded",
       ${contactAtCallEndColumn} AS "campaignContact"
-    FROM calls c JOIN agents a ON a.id = c.agent_id
+    FROM calls c LEFT JOIN agents a ON a.id = c.agent_id
       LEFT JOIN campaign_contacts cc ON cc.id = c.campaign_contact_id
       LEFT JOIN campaigns k ON k.id = cc.campaign_id
     WHERE c.id = ${callId}::uuid`;
@@ -38,7 +38,7 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
       })
     : false;
   const deliveries =
-    call.hasWebhooks || call.eventRecorded
+    call.agentId && (call.hasWebhooks || call.eventRecorded)
       ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })
       : [];
   const emails =
@@ -60,7 +60,8 @@ interface CallEnd {
   status: CallStatus;
   answeredBy: string | null;
   accountId: string;
-  agentId: string;
+  /** Null for an incoming call refused because its number had no agent: no webhooks, no emails. */
+  agentId: string | null;
   campaignId: string | null;
   campaignContact: ContactAtCallEnd | null;
   hasEmailAddresses: boolean;

@@ -30,7 +30,8 @@ export function toLightweightCall(row: CallRow, { includeSummary = false } = {})
     call_type: row.callType as 'phone_call',
     call_status: row.status,
     disconnection_reason: row.disconnectionReason as LightweightCall['disconnection_reason'],
-    agent: { name: row.agent.name, version: row.agentVersion },
+    // No agent: an incoming call refused because its number had none (docs/telephony.md).
+    agent: row.agent ? { name: row.agent.name, version: row.agentVersion ?? 1 } : null,
     from_number: row.fromNumber,
     to_number: row.toNumber,
     direction: row.direction,
@@ -58,7 +59,7 @@ export function toFullCall(row: CallRow, recordingUrl: string | null): FullCall 
 
 function olderExtras(row: CallRow) {
   return {
-    agent: { id: row.agent.id, name: row.agent.name, version: row.agentVersion },
+    agent: row.agent ? { id: row.agent.id, name: row.agent.name, version: row.agentVersion ?? 1 } : null,
     account: { id: row.account.id, name: row.account.name },
     // The simulated carrier bills nothing; a real carrier adapter reports the cost here.
     call_cost: null,

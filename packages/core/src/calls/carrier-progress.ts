@@ -54,7 +54,7 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   const placedAt = deps.clock.now();
   const [, agent] = await Promise.all([
     deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } }),
-    deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId }, select: { voicemailAction: true } }),
+    deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId ?? '' }, select: { voicemailAction: true } }),
   ]);
   let carrierCallId: string;
   try {
@@ -200,7 +200,7 @@ export async function applyCarrierEvents(
  */
 async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCallId: string): Promise<void> {
   const agent = await deps.db.agent.findUniqueOrThrow({
-    where: { id: call.agentId },
+    where: { id: call.agentId ?? '' },
     select: { voicemailAction: true, voicemailMessage: true, language: true },
   });
   if (agent.voicemailAction === 'continue') return;

@@ -15,7 +15,10 @@ export function storableVariables(vars: Record<string, string>): Record<string, 
   return Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('_')));
 }
 
-export function mergedVariables(agent: AgentRow, given: Record<string, string>): Record<string, string> {
+export function mergedVariables(
+  agent: Pick<AgentRow, 'variablesProvided'>,
+  given: Record<string, string>,
+): Record<string, string> {
   const defaults = Object.fromEntries(
     providedVariables(agent)
       .filter((variable) => variable.default !== null)
@@ -108,7 +111,7 @@ export async function dialCall(
 
 /** What starting a call's workflow needs, as selected from its row. */
 export const callStartSelect = { id: true, accountId: true, agentId: true, campaignId: true } as const;
-type CallStart = { id: string; accountId: string; agentId: string; campaignId: string | null };
+type CallStart = { id: string; accountId: string; agentId: string | null; campaignId: string | null };
 
 /**
  * Starts call workflows, a few at a time, and records in one update which ones started; a call whose

@@ -40,7 +40,7 @@ export function hangUpCall(deps: CoreDeps, ids: { accountId: string; callId: str
 export function transferCall(deps: CoreDeps, ids: { accountId: string; callId: string }) {
   return requestEnd(deps, ids, async (call) => {
     const agent = await deps.db.agent.findUniqueOrThrow({
-      where: { id: call.agent.id },
+      where: { id: call.agent?.id ?? '' },
       select: { transferCallEnabled: true, transferCallDestination: true },
     });
     const destination = transferDestination(agent);

@@ -113,7 +113,7 @@ async function converse(
   call: Call,
   ended: { outcome: CarrierOutcome; answeredAt: Date; endedAt: Date },
 ): Promise<ConversationColumns> {
-  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId } });
+  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId ?? '' } });
   const result = await deps.conversation.converse({
     callId: call.id,
     agent: {

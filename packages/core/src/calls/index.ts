@@ -14,4 +14,5 @@ export * from './list-calls';
 export * from './test-contacts';
 export * from './twilio/status-callback';
 export * from './twilio/callbacks';
+export * from './twilio/incoming';
 export * from './media-stream-token';

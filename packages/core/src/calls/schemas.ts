@@ -27,6 +27,8 @@ export const DISCONNECTION_REASONS = [
   'not_in_service',
   'carrier_rejected',
   'failed',
+  // Extension: an incoming call to a number with no active agent, refused (docs/telephony.md).
+  'no_agent_assigned',
 ] as const;
 
 const VariableValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
@@ -104,7 +106,8 @@ export const LightweightCall = z.object({
   call_type: z.enum(['phone_call', 'web_call']),
   call_status: z.enum(CALL_STATUSES),
   disconnection_reason: z.enum(DISCONNECTION_REASONS).nullable(),
-  agent: z.object({ name: z.string(), version: z.number().int() }),
+  /** Null only for an incoming call refused because its number has no agent (docs/telephony.md). */
+  agent: z.object({ name: z.string(), version: z.number().int() }).nullable(),
   from_number: z.string(),
   to_number: z.string(),
   direction: z.enum(['incoming', 'outgoing']),
@@ -135,7 +138,7 @@ export const CallListOutput = z.object({ calls: z.array(LightweightCall), total_
 export type CallListOutput = z.infer<typeof CallListOutput>;
 
 const OlderExtras = {
-  agent: z.object({ id: z.uuid(), name: z.string(), version: z.number().int() }),
+  agent: z.object({ id: z.uuid(), name: z.string(), version: z.number().int() }).nullable(),
   account: z.object({ id: z.uuid(), name: z.string() }),
   call_cost: z.object({ combined_cost: z.number(), currency: z.string() }).nullable(),
 };

@@ -55,14 +55,18 @@ export async function recordCallEndedEmails(
     where: { id: callId },
     include: { agent: { select: { name: true, notificationEmails: true } } },
   });
-  const addresses = [...new Set(call.agent.notificationEmails)];
-  if (addresses.length > 0) {
-    const { subject, text } = composeEmail(call, config.publicUrl ?? '');
+  const { agent, agentId } = call;
+  const addresses = [...new Set(agent?.notificationEmails ?? [])];
+  if (agent && agentId && addresses.length > 0) {
+    const { subject, text } = composeEmail(
+      { ...call, agent, agentVersion: call.agentVersion ?? 1 },
+      config.publicUrl ?? '',
+    );
     await db.notificationEmail.createMany({
       data: addresses.map((toAddress) => ({
         id: randomUUID(),
         accountId: call.accountId,
-        agentId: call.agentId,
+        agentId,
         callId,
         toAddress,
         subject,

@@ -144,6 +144,16 @@ export class TelephonyStack {
     return row!;
   }
 
+  /** Waits until the callee answered the call. */
+  async answered(callId: string): Promise<void> {
+    await waitFor(
+      `call ${callId} to be answered`,
+      15_000,
+      async () => (await this.row(callId)).status === 'ongoing',
+      { detail: () => this.output() },
+    );
+  }
+
   /** The emulated Twilio call placed for a call row. */
   async carrierCall(callId: string) {
     const { carrierCallId } = await this.row(callId);

@@ -17,14 +17,27 @@ async function twilioWebhooks(): Promise<Webhooks> {
   return loaded.default ?? loaded;
 }
 
-export interface TwilioCallback {
-  callId: string;
+export interface TwilioRequest {
   /** The URL Twilio requested, as configured: the public URL plus the request's path and query. */
   url: string;
   /** The X-Twilio-Signature header. */
   signature: string | undefined;
   /** The form parameters of the request. */
   params: Record<string, string>;
+}
+
+export interface TwilioCallback extends TwilioRequest {
+  /** The call id of the callback's path; none on a number's own status callback (incoming calls). */
+  callId: string | null;
+}
+
+/** Checks a request's X-Twilio-Signature with the deployment's auth token; FORBIDDEN when it does not hold. */
+export async function checkTwilioSignature(deps: CoreDeps, request: TwilioRequest): Promise<void> {
+  const authToken = deps.config.twilio?.authToken;
+  if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
+  const { validateRequest } = await twilioWebhooks();
+  if (!request.signature || !validateRequest(authToken, request.signature, request.url, request.params))
+    throw new AppError('FORBIDDEN', 'The X-Twilio-Signature header does not match the request');
 }
 
 /** The callbacks Twilio sends about a call, by the path the service gave it for each. */
@@ -34,23 +47,33 @@ export type TwilioCallbackKind = 'status' | 'machine-detection';
  * A Twilio callback about one call: checked against its X-Twilio-Signature (the official `twilio`
  * package's validateRequest, with the deployment's auth token) before anything is read, then handed
  * to the call's workflow as a carrier event: a status callback as the change it reports, a machine
- * detection callback (async AMD) as who answered. A bad or missing signature is FORBIDDEN and a call
- * that does not exist NOT_FOUND; neither changes anything.
+ * detection callback (async AMD) as who answered. The call is the one the callback's path names, or,
+ * for a number's own status callback (incoming calls), the one with the callback's CallSid. A bad or
+ * missing signature is FORBIDDEN and a call that does not exist NOT_FOUND; neither changes anything.
  */
 export async function receiveTwilioCallback(
   deps: CoreDeps,
   kind: TwilioCallbackKind,
   callback: TwilioCallback,
 ): Promise<void> {
-  const authToken = deps.config.twilio?.authToken;
-  if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
-  const { validateRequest } = await twilioWebhooks();
-  if (!callback.signature || !validateRequest(authToken, callback.signature, callback.url, callback.params))
-    throw new AppError('FORBIDDEN', 'The X-Twilio-Signature header does not match the request');
-  const call = UUID.test(callback.callId)
-    ? await deps.db.call.findUnique({ where: { id: callback.callId }, select: { id: true } })
-    : null;
-  if (!call) throw new AppError('CALL_NOT_FOUND', `Call ${callback.callId} does not exist`);
+  await checkTwilioSignature(deps, callback);
+  const { callId } = callback;
+  const call =
+    callId === null
+      ? callback.params.CallSid
+        ? await deps.db.call.findUnique({
+            where: { carrierCallId: callback.params.CallSid },
+            select: { id: true },
+          })
+        : null
+      : UUID.test(callId)
+        ? await deps.db.call.findUnique({ where: { id: callId }, select: { id: true } })
+        : null;
+  if (!call)
+    throw new AppError(
+      'CALL_NOT_FOUND',
+      `Call ${callId ?? `with CallSid ${callback.params.CallSid}`} does not exist`,
+    );
   let event;
   try {
     event =

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '@voice/db';
+import type VoiceResponseClass from 'twilio/lib/twiml/VoiceResponse.js';
+import type { CoreDeps } from '../../deps';
+import { AppError } from '../../errors';
+import { parseE164 } from '../../phone';
+import { inAccount } from '../../scope';
+import { mergedVariables, startCallWorkflows } from '../dial-call';
+import { mediaStreamFor } from '../media-stream-token';
+import { checkTwilioSignature, type TwilioRequest } from './callbacks';
+
+type VoiceResponse = typeof VoiceResponseClass;
+
+/** Twilio's TwiML builder, loaded on the first incoming call (see twilioWebhooks for the interop). */
+async function voiceResponse(): Promise<VoiceResponse> {
+  const loaded = (await import('twilio/lib/twiml/VoiceResponse.js')) as VoiceResponse & {
+    default?: VoiceResponse;
+  };
+  return loaded.default ?? loaded;
+}
+
+/** How long an incoming call's media stream token is valid: the stream opens as soon as Twilio reads it. */
+const STREAM_TOKEN_VALID_MS = 5 * 60_000;
+
+const REFUSAL = {
+  /** The number is not one of the service's. */
+  unknown: 'The number you have called is not in service. Goodbye.',
+  /** The number is an account's, with no agent to take the call. */
+  unassigned: 'Sorry, nobody can take your call at this number right now. Please try again later. Goodbye.',
+};
+
+async function refusal(text: string): Promise<string> {
+  const VoiceResponse = await voiceResponse();
+  const response = new VoiceResponse();
+  response.say({ language: 'en-US' }, text);
+  response.hangup();
+  return response.toString();
+}
+
+async function streamTo(deps: CoreDeps, callId: string): Promise<string> {
+  const stream = mediaStreamFor(deps.config, callId, {
+    now: deps.clock.now(),
+    validForMs: STREAM_TOKEN_VALID_MS,
+  });
+  const VoiceResponse = await voiceResponse();
+  const response = new VoiceResponse();
+  const connected = response.connect().stream({ url: stream.url });
+  for (const [name, value] of Object.entries(stream.parameters)) connected.parameter({ name, value });
+  return response.toString();
+}
+
+/**
+ * Twilio's voice webhook for the service's numbers: an incoming call, answered with TwiML. The
+ * request's signature is checked first. A number an account has, with an active agent, gets an
+ * `incoming` call row handled by that agent and its workflow, and the call's audio is streamed to
+ * the media server (`<Connect><Stream>`, as for outbound calls). A number with no active agent gets a
+ * polite spoken refusal and a call row that ended as `error` with the reason `no_agent_assigned`; a
+ * number the service does not have gets the refusal and no row (there is no account to keep it). A
+ * webhook Twilio sends again for the same call gets the same answer and creates nothing more.
+ */
+export async function answerTwilioCall(deps: CoreDeps, request: TwilioRequest): Promise<string> {
+  await checkTwilioSignature(deps, request);
+  const { CallSid: carrierCallId, From: from, To: to } = request.params;
+  if (!carrierCallId || !from || !to)
+    throw new AppError('VALIDATION_FAILED', 'An incoming call webhook needs CallSid, From and To');
+
+  const existing = await deps.db.call.findUnique({
+    where: { carrierCallId },
+    select: { id: true, status: true },
+  });
+  if (existing)
+    return existing.status === 'error' ? refusal(REFUSAL.unassigned) : streamTo(deps, existing.id);
+
+  let number;
+  try {
+    number = await deps.db.phoneNumber.findUnique({
+      where: { number: parseE164(to, 'To') },
+      include: { agent: true },
+    });
+  } catch {
+    number = null;
+  }
+  if (!number) throw new UnknownNumber(to, await refusal(REFUSAL.unknown));
+
+  const { agent } = number;
+  const now = deps.clock.now();
+  const callId = randomUUID();
+  const answered = agent !== null && agent.active;
+  const testContact = await deps.db.testContact.findFirst({
+    where: inAccount(number.accountId, { phoneNumber: from }),
+  });
+  const statuses = answered
+    ? (['initiated', 'ringing', 'ongoing'] as const)
+    : (['initiated', 'error'] as const);
+  const row: Prisma.CallUncheckedCreateInput = {
+    id: callId,
+    accountId: number.accountId,
+    agentId: answered ? agent.id : null,
+    agentVersion: answered ? agent.version : null,
+    direction: 'incoming',
+    fromNumber: from,
+    toNumber: number.number,
+    isTestCall: testContact !== null,
+    varsProvided: answered ? mergedVariables(agent, {}) : {},
+    carrierCallId,
+    createdAt: now,
+    ...(answered
+      ? { status: 'ongoing', connectedAt: now }
+      : { status: 'error', disconnectionReason: 'no_agent_assigned', endedAt: now }),
+    events: {
+      create: statuses.map((status) => ({
+        status,
+        at: now,
+        ...(status === 'error' ? { reason: 'no_agent_assigned' } : {}),
+      })),
+    },
+  };
+  try {
+    await deps.db.call.create({ data: row });
+  } catch (error) {
+    // Twilio sent the webhook again while the first was being answered: answer as the first did.
+    if ((error as { code?: string }).code === 'P2002') return answerTwilioCall(deps, request);
+    throw error;
+  }
+  // Refused calls get their workflow too: every call row has one (it records the end and stops).
+  await startCallWorkflows(deps, [
+    { id: callId, accountId: number.accountId, agentId: row.agentId ?? null, campaignId: null },
+  ]);
+  return answered ? streamTo(deps, callId) : refusal(REFUSAL.unassigned);
+}
+
+/** A call to a number the service does not have: answered with a spoken refusal, logged, kept nowhere. */
+export class UnknownNumber extends Error {
+  constructor(
+    readonly number: string,
+    readonly twiml: string,
+  ) {
+    super(`An incoming call to ${number}, which is not one of the service's numbers`);
+    this.name = 'UnknownNumber';
+  }
+}
