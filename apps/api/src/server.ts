@@ -4,7 +4,7 @@ import {
   answerTwilioCall,
   getRecording,
   receiveTwilioCallback,
-  UnknownNumber,
+  TWILIO_PATHS,
   type CoreDeps,
   type TwilioCallbackKind,
 } from '@voice/core';
@@ -137,52 +137,39 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
         params: request.body ?? {},
       };
     };
-    const routes: {
-      path: string;
-      kind: TwilioCallbackKind;
-      callId: (params: { call_id?: string }) => string | null;
-    }[] = [
-      { path: '/carrier/twilio/status/:call_id', kind: 'status', callId: (params) => params.call_id ?? null },
-      {
-        path: '/carrier/twilio/machine-detection/:call_id',
-        kind: 'machine-detection',
-        callId: (params) => params.call_id ?? null,
-      },
+    const callbacks: [path: string, kind: TwilioCallbackKind][] = [
+      [`${TWILIO_PATHS.status}/:call_id`, 'status'],
+      [`${TWILIO_PATHS['machine-detection']}/:call_id`, 'machine-detection'],
       // A number's own status callback (incoming calls): the call is found by its CallSid.
-      { path: '/carrier/twilio/status', kind: 'status', callId: () => null },
+      [TWILIO_PATHS.status, 'status'],
     ];
-    for (const route of routes)
+    for (const [path, kind] of callbacks)
       carrier.post<{ Params: { call_id?: string }; Body: Record<string, string> | undefined }>(
-        route.path,
+        path,
         async (request, reply) => {
-          const callId = route.callId(request.params);
+          const callId = request.params.call_id ?? null;
           try {
-            await receiveTwilioCallback(deps.core, route.kind, { callId, ...twilioRequest(request) });
+            await receiveTwilioCallback(deps.core, kind, { callId, ...twilioRequest(request) });
           } catch (error) {
-            request.log.warn({ err: error, callId, kind: route.kind }, 'carrier callback refused');
+            request.log.warn({ err: error, callId, kind }, 'carrier callback refused');
             throw error;
           }
           return reply.code(204).send();
         },
       );
     // The voice webhook of the service's numbers: an incoming call, answered with TwiML.
-    carrier.post<{ Body: Record<string, string> | undefined }>(
-      '/carrier/twilio/voice',
-      async (request, reply) => {
-        let twiml: string;
-        try {
-          twiml = await answerTwilioCall(deps.core, twilioRequest(request));
-        } catch (error) {
-          if (!(error instanceof UnknownNumber)) {
-            request.log.warn({ err: error }, 'incoming call refused');
-            throw error;
-          }
-          request.log.warn({ to: error.number }, 'incoming call to a number the service does not have');
-          twiml = error.twiml;
-        }
-        return reply.type('text/xml').send(twiml);
-      },
-    );
+    carrier.post<{ Body: Record<string, string> | undefined }>(TWILIO_PATHS.voice, async (request, reply) => {
+      let answer;
+      try {
+        answer = await answerTwilioCall(deps.core, twilioRequest(request));
+      } catch (error) {
+        request.log.warn({ err: error }, 'incoming call refused');
+        throw error;
+      }
+      if (answer.unknownNumber)
+        request.log.warn({ to: request.body?.To }, 'incoming call to a number the service does not have');
+      return reply.type('text/xml').send(answer.twiml);
+    });
   });
 
   app.get('/healthz', async (_request, reply) => {

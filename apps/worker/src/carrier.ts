@@ -2,9 +2,10 @@ import type { Client } from '@temporalio/client';
 import {
   createSimulatedCarrier,
   mediaStreamFor,
-  mediaStreamUrl,
   systemClock,
+  TWILIO_PATHS,
   type Carrier,
+  type CoreConfig,
 } from '@voice/core';
 import { createCarrierEventSink } from '@voice/workflows/starters';
 import type { Logger } from 'pino';
@@ -15,10 +16,15 @@ const STREAM_TOKEN_MARGIN_MS = 5 * 60_000;
 
 /**
  * The carrier of this deployment (CARRIER): the simulator, reporting its events to the call
- * workflows, or Twilio, whose status callbacks reach the api at PUBLIC_URL. Twilio's module is loaded
+ * workflows, or Twilio, whose callbacks reach the api at the public URL. Twilio's module is loaded
  * only when it is the carrier.
  */
-export async function createCarrier(env: WorkerEnv, client: Client, logger: Logger): Promise<Carrier> {
+export async function createCarrier(
+  env: WorkerEnv,
+  config: CoreConfig,
+  client: Client,
+  logger: Logger,
+): Promise<Carrier> {
   if (env.CARRIER === 'simulator')
     return createSimulatedCarrier({
       dialMs: env.SIMULATOR_DIAL_MS,
@@ -29,17 +35,16 @@ export async function createCarrier(env: WorkerEnv, client: Client, logger: Logg
       onEventError: (err) => logger.warn({ err }, 'simulated carrier event not delivered'),
     });
   const { createTwilioCarrier } = await import('@voice/core/twilio');
-  const publicUrl = env.PUBLIC_URL!.replace(/\/$/, '');
-  const streamUrl = mediaStreamUrl(env.MEDIA_PUBLIC_URL, publicUrl);
+  // The env schema requires the Twilio account and PUBLIC_URL with CARRIER=twilio.
+  const publicUrl = config.publicUrl!.replace(/\/$/, '');
   const ringTimeoutSeconds = env.CARRIER_RING_TIMEOUT_SECONDS;
   return createTwilioCarrier({
-    accountSid: env.TWILIO_ACCOUNT_SID!,
-    authToken: env.TWILIO_AUTH_TOKEN!,
+    ...config.twilio!,
     apiBaseUrl: env.TWILIO_API_BASE_URL,
-    statusCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/status/${callId}`,
-    machineDetectionCallbackUrl: (callId) => `${publicUrl}/carrier/twilio/machine-detection/${callId}`,
+    statusCallbackUrl: (callId) => `${publicUrl}${TWILIO_PATHS.status}/${callId}`,
+    machineDetectionCallbackUrl: (callId) => `${publicUrl}${TWILIO_PATHS['machine-detection']}/${callId}`,
     mediaStream: (callId) =>
-      mediaStreamFor({ jwtSecret: env.JWT_SECRET, mediaStreamUrl: streamUrl }, callId, {
+      mediaStreamFor(config, callId, {
         now: systemClock.now(),
         validForMs: ringTimeoutSeconds * 1000 + STREAM_TOKEN_MARGIN_MS,
       }),

@@ -23,14 +23,15 @@ const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE }
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const clientConnection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE });
+// Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
+const config = coreConfigFromEnv(env, 'http://127.0.0.1:3000');
 const deps = {
   db,
   clock: systemClock,
   resolveHost: systemResolver,
-  // Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
-  config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
+  config,
   workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
-  carrier: await createCarrier(env, client, logger),
+  carrier: await createCarrier(env, config, client, logger),
   conversation: deterministicConversationEngine,
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };

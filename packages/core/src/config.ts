@@ -66,7 +66,7 @@ export function checkServiceEnv(env: z.infer<typeof ServiceEnv>, context: z.Refi
 }
 
 /** The media server's stream URL: as set, or the public URL's host with ws(s) and `/media/twilio`. */
-export function mediaStreamUrl(mediaPublicUrl: string | undefined, publicUrl: string): string {
+function mediaStreamUrl(mediaPublicUrl: string | undefined, publicUrl: string): string {
   if (mediaPublicUrl) return mediaPublicUrl;
   const url = new URL('/media/twilio', publicUrl);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';

@@ -13,7 +13,7 @@ import {
 } from './agent-view';
 import { loadAgent } from './get-agent';
 import { resolveVoice } from './resolve-voice';
-import type { AgentView, ModifyAgentInput } from './schemas';
+import { callHandlingProblems, type AgentView, type ModifyAgentInput } from './schemas';
 import { storedExtractedVariables, storedProvidedVariables } from './variables';
 import { assertWebhooksAllowed, webhookRows } from './webhook-config';
 
@@ -58,16 +58,13 @@ function assertCallHandling(agent: {
   voicemailAction: string;
   voicemailMessage: string;
 }) {
-  if (agent.transferCallEnabled && !agent.transferCallDestination)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      'transfer_call_destination is required when transfer_call_enabled is true',
-    );
-  if (agent.voicemailAction === 'leave_message' && !agent.voicemailMessage.trim())
-    throw new AppError(
-      'VALIDATION_FAILED',
-      'voicemail_message is required when voicemail_action is leave_message',
-    );
+  const [problem] = callHandlingProblems({
+    transfer_call_enabled: agent.transferCallEnabled,
+    transfer_call_destination: agent.transferCallDestination,
+    voicemail_action: agent.voicemailAction,
+    voicemail_message: agent.voicemailMessage,
+  });
+  if (problem) throw new AppError('VALIDATION_FAILED', `${problem.field} ${problem.message}`);
 }
 
 /**

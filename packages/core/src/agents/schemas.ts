@@ -145,28 +145,39 @@ const TransferDestination = z
   .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
   .nullable();
 
-/** A call-handling combination that cannot work: a transfer with nowhere to go, a message with no text. */
-function callHandlingIssues(
-  agent: {
-    transfer_call_enabled?: boolean;
-    transfer_call_destination?: string | null;
-    voicemail_action?: string;
-    voicemail_message?: string;
-  },
-  ctx: z.RefinementCtx,
-) {
-  if (agent.transfer_call_enabled && !agent.transfer_call_destination)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['transfer_call_destination'],
-      message: 'is required when transfer_call_enabled is true',
-    });
-  if (agent.voicemail_action === 'leave_message' && !agent.voicemail_message?.trim())
-    ctx.addIssue({
-      code: 'custom',
-      path: ['voicemail_message'],
-      message: 'is required when voicemail_action is leave_message',
-    });
+/**
+ * Call-handling combinations that cannot work: a transfer with nowhere to go, a message with no text.
+ * The rules of create (on its input) and of modify (on the agent as modified).
+ */
+export function callHandlingProblems(agent: {
+  transfer_call_enabled?: boolean;
+  transfer_call_destination?: string | null;
+  voicemail_action?: string;
+  voicemail_message?: string;
+}): { field: 'transfer_call_destination' | 'voicemail_message'; message: string }[] {
+  return [
+    ...(agent.transfer_call_enabled && !agent.transfer_call_destination
+      ? [
+          {
+            field: 'transfer_call_destination' as const,
+            message: 'is required when transfer_call_enabled is true',
+          },
+        ]
+      : []),
+    ...(agent.voicemail_action === 'leave_message' && !agent.voicemail_message?.trim()
+      ? [
+          {
+            field: 'voicemail_message' as const,
+            message: 'is required when voicemail_action is leave_message',
+          },
+        ]
+      : []),
+  ];
+}
+
+function callHandlingIssues(agent: Parameters<typeof callHandlingProblems>[0], ctx: z.RefinementCtx) {
+  for (const { field, message } of callHandlingProblems(agent))
+    ctx.addIssue({ code: 'custom', path: [field], message });
 }
 
 /** The create-agent fields, before the rules across them (for schemas that take some of them). */

@@ -44,7 +44,12 @@ const done = (status: CallStatus): CallProgress => ({ status, terminal: true, ne
  * says.
  */
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
-  const call = await loadCallForProgress(deps.db, callId);
+  // With the agent's voicemail setting: whether to ask the carrier to detect answering machines.
+  const call = await deps.db.call.findUnique({
+    where: { id: callId },
+    include: { agent: { select: { voicemailAction: true } } },
+  });
+  if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   if (TERMINAL.has(call.status)) return done(call.status);
   if (call.carrierCallId) return awaitingEvents(deps, call.status, call.carrierCallId);
   if (call.dialAttemptedAt) {
@@ -52,10 +57,7 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     if (placed) return awaitingEvents(deps, call.status, placed);
   }
   const placedAt = deps.clock.now();
-  const [, agent] = await Promise.all([
-    deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } }),
-    deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId ?? '' }, select: { voicemailAction: true } }),
-  ]);
+  await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
   let carrierCallId: string;
   try {
     ({ carrierCallId } = await deps.carrier.placeCall({
@@ -64,7 +66,7 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       to: call.toNumber,
       placedAt,
       // Detecting answering machines costs time and money: only for agents that act on one.
-      detectMachine: agent.voicemailAction !== 'continue',
+      detectMachine: (call.agent?.voicemailAction ?? 'continue') !== 'continue',
     }));
   } catch (error) {
     if (!(error instanceof CarrierRefusal)) throw error;

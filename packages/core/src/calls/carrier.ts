@@ -270,7 +270,11 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
       const timer = setTimeout(
         () => {
           // An event the service's own ending made moot is not sent.
-          if (!schedule(carrierCallId).some((e) => e.kind === event.kind && e.at === event.at)) return;
+          if (
+            endedByService.has(carrierCallId) &&
+            !schedule(carrierCallId).some((e) => e.kind === event.kind && e.at === event.at)
+          )
+            return;
           sink(callId, event).catch((error: unknown) => options.onEventError?.(error));
         },
         Math.max(0, Date.parse(event.at) - placedAt),

@@ -4,8 +4,9 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import type { ServiceEnd } from './carrier';
 import { loadCall } from './get-call';
+import { TERMINAL_STATUSES } from './schemas';
 
-const IN_PROGRESS = new Set<CallStatus>(['initiated', 'ringing', 'ongoing']);
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
 /** The call's status when the request was handed over; the call ends once the carrier confirms. */
 export type EndCallOutput = { call_id: string; call_status: CallStatus };
@@ -16,7 +17,7 @@ async function requestEnd(
   request: (call: Awaited<ReturnType<typeof loadCall>>) => Promise<ServiceEnd>,
 ): Promise<EndCallOutput> {
   const call = await loadCall(deps.db, accountId, callId);
-  if (!IN_PROGRESS.has(call.status))
+  if (TERMINAL.has(call.status))
     throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
   const end = await request(call);
   if (!(await deps.workflows.endCall(call.id, end)))

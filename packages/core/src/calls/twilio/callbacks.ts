@@ -44,6 +44,16 @@ export async function checkTwilioSignature(deps: CoreDeps, request: TwilioReques
 export type TwilioCallbackKind = 'status' | 'machine-detection';
 
 /**
+ * The api's paths for Twilio (docs/telephony.md): a call's callbacks are `<path>/<call_id>`; a
+ * number's own status callback is the status path alone, and `voice` is the numbers' voice webhook.
+ */
+export const TWILIO_PATHS = {
+  status: '/carrier/twilio/status',
+  'machine-detection': '/carrier/twilio/machine-detection',
+  voice: '/carrier/twilio/voice',
+} as const;
+
+/**
  * A Twilio callback about one call: checked against its X-Twilio-Signature (the official `twilio`
  * package's validateRequest, with the deployment's auth token) before anything is read, then handed
  * to the call's workflow as a carrier event: a status callback as the change it reports, a machine

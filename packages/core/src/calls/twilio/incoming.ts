@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@voice/db';
-import type VoiceResponseClass from 'twilio/lib/twiml/VoiceResponse.js';
 import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { parseE164 } from '../../phone';
@@ -9,15 +8,8 @@ import { mergedVariables, startCallWorkflows } from '../dial-call';
 import { mediaStreamFor } from '../media-stream-token';
 import { checkTwilioSignature, type TwilioRequest } from './callbacks';
 
-type VoiceResponse = typeof VoiceResponseClass;
-
-/** Twilio's TwiML builder, loaded on the first incoming call (see twilioWebhooks for the interop). */
-async function voiceResponse(): Promise<VoiceResponse> {
-  const loaded = (await import('twilio/lib/twiml/VoiceResponse.js')) as VoiceResponse & {
-    default?: VoiceResponse;
-  };
-  return loaded.default ?? loaded;
-}
+/** The TwiML builders, loaded on the first incoming call: an api without Twilio never loads them. */
+const twiml = () => import('./twiml');
 
 /** How long an incoming call's media stream token is valid: the stream opens as soon as Twilio reads it. */
 const STREAM_TOKEN_VALID_MS = 5 * 60_000;
@@ -29,12 +21,11 @@ const REFUSAL = {
   unassigned: 'Sorry, nobody can take your call at this number right now. Please try again later. Goodbye.',
 };
 
+/** The answer to a number the service has: it knew the number. */
+const answered = (twiml: string) => ({ twiml, unknownNumber: false });
+
 async function refusal(text: string): Promise<string> {
-  const VoiceResponse = await voiceResponse();
-  const response = new VoiceResponse();
-  response.say({ language: 'en-US' }, text);
-  response.hangup();
-  return response.toString();
+  return (await twiml()).sayThenHangUpTwiml(text, 'en-US');
 }
 
 async function streamTo(deps: CoreDeps, callId: string): Promise<string> {
@@ -42,11 +33,7 @@ async function streamTo(deps: CoreDeps, callId: string): Promise<string> {
     now: deps.clock.now(),
     validForMs: STREAM_TOKEN_VALID_MS,
   });
-  const VoiceResponse = await voiceResponse();
-  const response = new VoiceResponse();
-  const connected = response.connect().stream({ url: stream.url });
-  for (const [name, value] of Object.entries(stream.parameters)) connected.parameter({ name, value });
-  return response.toString();
+  return (await twiml()).streamTwiml(stream);
 }
 
 /**
@@ -55,10 +42,14 @@ async function streamTo(deps: CoreDeps, callId: string): Promise<string> {
  * `incoming` call row handled by that agent and its workflow, and the call's audio is streamed to
  * the media server (`<Connect><Stream>`, as for outbound calls). A number with no active agent gets a
  * polite spoken refusal and a call row that ended as `error` with the reason `no_agent_assigned`; a
- * number the service does not have gets the refusal and no row (there is no account to keep it). A
- * webhook Twilio sends again for the same call gets the same answer and creates nothing more.
+ * number the service does not have gets the refusal and no row (there is no account to keep it): the
+ * answer says so, for the caller to log. A webhook Twilio sends again for the same call gets the same
+ * answer and creates nothing more.
  */
-export async function answerTwilioCall(deps: CoreDeps, request: TwilioRequest): Promise<string> {
+export async function answerTwilioCall(
+  deps: CoreDeps,
+  request: TwilioRequest,
+): Promise<{ twiml: string; unknownNumber: boolean }> {
   await checkTwilioSignature(deps, request);
   const { CallSid: carrierCallId, From: from, To: to } = request.params;
   if (!carrierCallId || !from || !to)
@@ -69,42 +60,44 @@ export async function answerTwilioCall(deps: CoreDeps, request: TwilioRequest): 
     select: { id: true, status: true },
   });
   if (existing)
-    return existing.status === 'error' ? refusal(REFUSAL.unassigned) : streamTo(deps, existing.id);
+    return answered(
+      existing.status === 'error' ? await refusal(REFUSAL.unassigned) : await streamTo(deps, existing.id),
+    );
 
-  let number;
+  let toNumber: string | null = null;
   try {
-    number = await deps.db.phoneNumber.findUnique({
-      where: { number: parseE164(to, 'To') },
-      include: { agent: true },
-    });
+    toNumber = parseE164(to, 'To');
   } catch {
-    number = null;
+    // Not a phone number: not one of the service's either.
   }
-  if (!number) throw new UnknownNumber(to, await refusal(REFUSAL.unknown));
+  const number = toNumber
+    ? await deps.db.phoneNumber.findUnique({ where: { number: toNumber }, include: { agent: true } })
+    : null;
+  if (!number) return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
 
   const { agent } = number;
   const now = deps.clock.now();
   const callId = randomUUID();
-  const answered = agent !== null && agent.active;
+  const takesCall = agent !== null && agent.active;
   const testContact = await deps.db.testContact.findFirst({
     where: inAccount(number.accountId, { phoneNumber: from }),
   });
-  const statuses = answered
+  const statuses = takesCall
     ? (['initiated', 'ringing', 'ongoing'] as const)
     : (['initiated', 'error'] as const);
   const row: Prisma.CallUncheckedCreateInput = {
     id: callId,
     accountId: number.accountId,
-    agentId: answered ? agent.id : null,
-    agentVersion: answered ? agent.version : null,
+    agentId: takesCall ? agent.id : null,
+    agentVersion: takesCall ? agent.version : null,
     direction: 'incoming',
     fromNumber: from,
     toNumber: number.number,
     isTestCall: testContact !== null,
-    varsProvided: answered ? mergedVariables(agent, {}) : {},
+    varsProvided: takesCall ? mergedVariables(agent, {}) : {},
     carrierCallId,
     createdAt: now,
-    ...(answered
+    ...(takesCall
       ? { status: 'ongoing', connectedAt: now }
       : { status: 'error', disconnectionReason: 'no_agent_assigned', endedAt: now }),
     events: {
@@ -126,16 +119,5 @@ export async function answerTwilioCall(deps: CoreDeps, request: TwilioRequest): 
   await startCallWorkflows(deps, [
     { id: callId, accountId: number.accountId, agentId: row.agentId ?? null, campaignId: null },
   ]);
-  return answered ? streamTo(deps, callId) : refusal(REFUSAL.unassigned);
-}
-
-/** A call to a number the service does not have: answered with a spoken refusal, logged, kept nowhere. */
-export class UnknownNumber extends Error {
-  constructor(
-    readonly number: string,
-    readonly twiml: string,
-  ) {
-    super(`An incoming call to ${number}, which is not one of the service's numbers`);
-    this.name = 'UnknownNumber';
-  }
+  return answered(takesCall ? await streamTo(deps, callId) : await refusal(REFUSAL.unassigned));
 }

@@ -3,6 +3,7 @@ import type RequestClient from 'twilio/lib/base/RequestClient';
 
 import { CarrierRefusal, CarrierRequestRefused, type Carrier, type CarrierCallState } from '../carrier';
 import { endedOutcome } from './status-callback';
+import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
 
 /**
  * The Twilio carrier: places calls through Twilio's REST API (the official `twilio` package) with a
@@ -53,35 +54,8 @@ const REFUSED_AT_CREATE: Record<number, 'not_in_service' | 'carrier_rejected'> =
   32224: 'carrier_rejected',
 };
 
-type SayLanguage = NonNullable<
-  Exclude<Parameters<InstanceType<typeof twilio.twiml.VoiceResponse>['say']>[0], string>['language']
->;
-
 /** How far before a dial attempt a retried dial looks for the call it may have placed. */
 const PLACED_CALL_CLOCK_MARGIN_MS = 10_000;
-
-/** `<Say>`'s language for an agent's language tag (Twilio's own voices take tags like `he-IL`). */
-function sayLanguage(language: string): SayLanguage {
-  const tag = language.includes('-') ? language : (SAY_REGIONS[language] ?? language);
-  return tag as SayLanguage;
-}
-const SAY_REGIONS: Record<string, string> = {
-  he: 'he-IL',
-  en: 'en-US',
-  ar: 'ar-XA',
-  es: 'es-ES',
-  fr: 'fr-FR',
-  de: 'de-DE',
-  ru: 'ru-RU',
-};
-
-/** The TwiML of an outbound call: its audio streamed both ways to the media server. */
-export function streamTwiml(stream: { url: string; parameters: Record<string, string> }): string {
-  const response = new twilio.twiml.VoiceResponse();
-  const connected = response.connect().stream({ url: stream.url });
-  for (const [name, value] of Object.entries(stream.parameters)) connected.parameter({ name, value });
-  return response.toString();
-}
 
 export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
   const apiBaseUrl = options.apiBaseUrl ?? TWILIO_API_BASE_URL;
@@ -178,16 +152,11 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     },
 
     async transfer(carrierCallId, destination) {
-      const response = new twilio.twiml.VoiceResponse();
-      response.dial(destination);
-      await update(carrierCallId, { twiml: response.toString() });
+      await update(carrierCallId, { twiml: dialTwiml(destination) });
     },
 
     async leaveMessage(carrierCallId, message) {
-      const response = new twilio.twiml.VoiceResponse();
-      response.say({ language: sayLanguage(message.language) }, message.text);
-      response.hangup();
-      await update(carrierCallId, { twiml: response.toString() });
+      await update(carrierCallId, { twiml: sayThenHangUpTwiml(message.text, message.language) });
     },
   };
 }
