@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { freePort, startTemporal, startTestProductionTemporal } from '@voice/dev';
+import { freePort, startTemporalOnFreePort, startTestProductionTemporal } from '@voice/dev';
 import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { Db } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
@@ -86,10 +86,7 @@ export interface BenchEnvironment {
 export async function benchEnvironment(): Promise<BenchEnvironment> {
   const database = await createTestDatabase();
   const server = process.env.BENCH_TEMPORAL_SERVER === 'production' ? 'production' : 'dev';
-  const temporal =
-    server === 'dev'
-      ? await startTemporal({ port: await freePort(), headless: true })
-      : await startTestProductionTemporal();
+  const temporal = server === 'dev' ? await startTemporalOnFreePort() : await startTestProductionTemporal();
   return {
     database,
     temporal,

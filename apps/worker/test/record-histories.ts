@@ -23,7 +23,7 @@ import {
   type CoreDeps,
 } from '@voice/core';
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
-import { freePort, startTemporal } from '@voice/dev';
+import { startTemporalOnFreePort } from '@voice/dev';
 import { workflowIds } from '@voice/workflows';
 import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../src/worker';
@@ -36,7 +36,7 @@ if (!suffix || !/^[a-z0-9-]+$/.test(suffix)) {
 const outDir = new URL('./histories/', import.meta.url);
 mkdirSync(outDir, { recursive: true });
 
-const temporal = await startTemporal({ port: await freePort(), headless: true });
+const temporal = await startTemporalOnFreePort();
 const { deps: base, database } = await createTestDeps();
 const nativeConnection = await NativeConnection.connect({ address: temporal.address });
 const connection = await Connection.connect({ address: temporal.address });

@@ -1,12 +1,11 @@
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './ports';
-import { SEARCH_ATTRIBUTES, startTemporal, type RunningTemporal } from './temporal-server';
+import { SEARCH_ATTRIBUTES, startTemporalOnFreePort, type RunningTemporal } from './temporal-server';
 
 describe('Temporal dev server', () => {
   let temporal: RunningTemporal;
   beforeAll(async () => {
-    temporal = await startTemporal({ port: await freePort(), headless: true });
+    temporal = await startTemporalOnFreePort();
   });
   afterAll(() => temporal?.stop());
 

@@ -4,6 +4,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { childEnvironment, env } from './env';
 import { CACHE_DIR } from './paths';
+import { freePort } from './ports';
 import { trackProcess, type ServiceProcess } from './services';
 
 /**
@@ -126,12 +127,17 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
     const out = createWriteStream(options.logFile, { flags: 'a' });
     child.stdout?.pipe(out);
     child.stderr?.pipe(out);
-  } else {
-    child.stdout?.resume();
-    child.stderr?.resume();
   }
+  let tail = '';
+  const keepTail = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-2_000);
+  };
+  child.stdout?.on('data', keepTail);
+  child.stderr?.on('data', keepTail);
   const exited = new Promise<never>((_, reject) => {
-    child.once('exit', (code) => reject(new Error(`Temporal dev server exited early with code ${code}`)));
+    child.once('exit', (code) =>
+      reject(new TemporalExitedEarly(`Temporal dev server exited early with code ${code}: ${tail.trim()}`)),
+    );
   });
   exited.catch(() => {});
   try {
@@ -141,6 +147,26 @@ export async function startTemporal(options: StartTemporalOptions = {}): Promise
     throw error;
   }
   return { address, uiUrl, source: cli.source, stop: () => stopChild(child) };
+}
+
+class TemporalExitedEarly extends Error {}
+
+/**
+ * A headless dev server on a free port, for test runs and benchmarks. A port the OS called free may be
+ * taken by another process before the server binds it (suites start side by side), so a server that
+ * exits early is started again on another port.
+ */
+export async function startTemporalOnFreePort(
+  options: Omit<StartTemporalOptions, 'port' | 'uiPort' | 'headless'> = {},
+): Promise<RunningTemporal> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startTemporal({ ...options, port: await freePort(), headless: true });
+    } catch (error) {
+      if (!(error instanceof TemporalExitedEarly) || attempt === 3) throw error;
+      options.log?.(`${error.message}; starting it again on another port`);
+    }
+  }
 }
 
 /** The dev server's arguments: our search attributes and dynamic config; no Web UI when uiPort is null. */

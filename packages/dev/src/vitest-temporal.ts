@@ -1,7 +1,6 @@
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { freePort } from './ports';
-import { startTemporal, type RunningTemporal } from './temporal-server';
+import { startTemporalOnFreePort, type RunningTemporal } from './temporal-server';
 
 /**
  * Vitest global setup: one Temporal dev server (or TEMPORAL_ADDRESS) for a package's whole test run.
@@ -18,7 +17,7 @@ declare module 'vitest' {
 let temporal: RunningTemporal | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  temporal = await startTemporal({ port: await freePort(), headless: true });
+  temporal = await startTemporalOnFreePort();
   project.provide('temporalAddress', temporal.address);
 }
 
