@@ -32,6 +32,8 @@ export async function withDeps<T>(fn: (deps: CoreDeps, core: Core) => Promise<T>
           secretsKey: env.secretsKey,
           previousSecretsKeys: env.previousSecretsKeys,
           webhookAllowedHosts: env.webhookAllowedHosts,
+          ...(env.publicUrl ? { publicUrl: env.publicUrl } : {}),
+          ...(env.twilioApiBaseUrl ? { twilioApiBaseUrl: env.twilioApiBaseUrl } : {}),
         },
       },
       core,

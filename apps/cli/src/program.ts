@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts';
 import { registerAgentCommands } from './commands/agents';
 import { registerCallCommands } from './commands/calls';
 import { registerCampaignCommands } from './commands/campaigns';
+import { registerCarrierCommands } from './commands/carriers';
 import { registerDbCommands } from './commands/db';
 import { registerDoNotCallCommands } from './commands/dnc';
 import { registerEmailCommands } from './commands/emails';
@@ -21,6 +22,7 @@ export function createProgram(): Command {
   registerAgentCommands(program);
   registerCallCommands(program);
   registerCampaignCommands(program);
+  registerCarrierCommands(program);
   registerDbCommands(program);
   registerDoNotCallCommands(program);
   registerEmailCommands(program);

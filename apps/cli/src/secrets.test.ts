@@ -40,7 +40,11 @@ describe('voice secrets reseal', () => {
       '--json',
     );
     expect(done.code, done.stderr).toBe(0);
-    expect(JSON.parse(done.stdout)).toEqual({ webhooks_resealed: 1, deliveries_resealed: 0 });
+    expect(JSON.parse(done.stdout)).toEqual({
+      webhooks_resealed: 1,
+      deliveries_resealed: 0,
+      carrier_connections_resealed: 0,
+    });
     const after = await database.db.agentWebhook.findUniqueOrThrow({ where: { id: row.id } });
     expect(open(config, after.secret!)).toBe('whsec_cGxhaW50ZXh0');
     expect(open(config, (after.headers as Record<string, string>)['X-Tenant']!)).toBe('tenant-3');

@@ -3,10 +3,13 @@ import {
   createSimulatedCarrier,
   mediaStreamFor,
   systemClock,
-  TWILIO_PATHS,
+  twilioAccountForCall,
+  twilioAccountForNumber,
+  twilioUrl,
   type Carrier,
   type CoreConfig,
 } from '@voice/core';
+import type { Db } from '@voice/db';
 import { createCarrierEventSink } from '@voice/workflows/starters';
 import type { Logger } from 'pino';
 import type { WorkerEnv } from './env';
@@ -17,13 +20,12 @@ const STREAM_TOKEN_MARGIN_MS = 5 * 60_000;
 /**
  * The carrier of this deployment (CARRIER): the simulator, reporting its events to the call
  * workflows, or Twilio, whose callbacks reach the api at the public URL. Twilio's module is loaded
- * only when it is the carrier.
+ * only when it is the carrier. Each Twilio request goes through the Twilio account of the call's
+ * number: its account's carrier connection, or the deployment's own account.
  */
 export async function createCarrier(
   env: WorkerEnv,
-  config: CoreConfig,
-  client: Client,
-  logger: Logger,
+  { config, db, client, logger }: { config: CoreConfig; db: Db; client: Client; logger: Logger },
 ): Promise<Carrier> {
   if (env.CARRIER === 'simulator')
     return createSimulatedCarrier({
@@ -39,14 +41,17 @@ export async function createCarrier(
   const publicUrl = config.publicUrl!.replace(/\/$/, '');
   const ringTimeoutSeconds = env.CARRIER_RING_TIMEOUT_SECONDS;
   return createTwilioCarrier({
-    ...config.twilio!,
-    apiBaseUrl: env.TWILIO_API_BASE_URL,
-    statusCallbackUrl: (callId) => `${publicUrl}${TWILIO_PATHS.status}/${callId}`,
-    machineDetectionCallbackUrl: (callId) => `${publicUrl}${TWILIO_PATHS['machine-detection']}/${callId}`,
-    mediaStream: (callId) =>
+    accounts: {
+      forNumber: (number) => twilioAccountForNumber({ db, config }, number),
+      forCall: (carrierCallId) => twilioAccountForCall({ db, config }, carrierCallId),
+    },
+    apiBaseUrl: config.twilioApiBaseUrl,
+    statusCallbackUrl: (callId) => twilioUrl(publicUrl, 'status', callId),
+    machineDetectionCallbackUrl: (callId) => twilioUrl(publicUrl, 'machine-detection', callId),
+    mediaStream: (callId, ringSeconds) =>
       mediaStreamFor(config, callId, {
         now: systemClock.now(),
-        validForMs: ringTimeoutSeconds * 1000 + STREAM_TOKEN_MARGIN_MS,
+        validForMs: ringSeconds * 1000 + STREAM_TOKEN_MARGIN_MS,
       }),
     ringTimeoutSeconds,
     safetyNetMs: env.CARRIER_SAFETY_NET_MS,

@@ -20,13 +20,9 @@ const Env = ServiceEnv.extend({
   MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
 }).superRefine((env, context) => {
   checkServiceEnv(env, context);
+  // Twilio accounts come from the accounts' carrier connections; TWILIO_ACCOUNT_SID is the default
+  // for numbers without one, and may be left unset.
   if (env.CARRIER !== 'twilio') return;
-  if (!env.TWILIO_ACCOUNT_SID)
-    context.addIssue({
-      code: 'custom',
-      message: 'CARRIER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN',
-      path: ['TWILIO_ACCOUNT_SID'],
-    });
   if (!env.PUBLIC_URL)
     context.addIssue({
       code: 'custom',

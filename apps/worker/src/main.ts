@@ -31,7 +31,7 @@ const deps = {
   resolveHost: systemResolver,
   config,
   workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
-  carrier: await createCarrier(env, config, client, logger),
+  carrier: await createCarrier(env, { config, db, client, logger }),
   conversation: deterministicConversationEngine,
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };

@@ -90,6 +90,7 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
       concurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     },
     mediaStreamUrl: mediaStreamUrl(env.MEDIA_PUBLIC_URL, env.PUBLIC_URL ?? defaultPublicUrl),
+    ...(env.TWILIO_API_BASE_URL ? { twilioApiBaseUrl: env.TWILIO_API_BASE_URL } : {}),
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
       ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }
       : {}),

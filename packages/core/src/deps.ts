@@ -32,8 +32,13 @@ export interface CoreConfig {
   rateLimits?: RateLimitDefaults;
   /** Where the carrier streams calls' audio: the media server's `wss://…/media/twilio`. */
   mediaStreamUrl?: string;
-  /** The deployment's Twilio account, when it has one: the auth token signs Twilio's callbacks. */
+  /**
+   * The deployment's Twilio account, when it has one: numbers without a carrier connection of their
+   * own go through it, and its auth token signs its callbacks.
+   */
   twilio?: { accountSid: string; authToken: string };
+  /** Where Twilio's REST API is (TWILIO_API_BASE_URL): Twilio's own when unset, an emulator in tests. */
+  twilioApiBaseUrl?: string;
 }
 
 export interface RateLimitDefaults {

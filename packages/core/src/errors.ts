@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   UNPROCESSABLE: { http: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   RATE_LIMITED: { http: 429, trpc: 'TOO_MANY_REQUESTS' },
   INTERNAL: { http: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+  /** The carrier (Twilio) could not be reached to check or do what was asked. */
+  CARRIER_UNAVAILABLE: { http: 502, trpc: 'BAD_GATEWAY' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

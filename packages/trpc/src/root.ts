@@ -2,6 +2,7 @@ import { agentsRouter } from './routers/agents';
 import { apiKeysRouter } from './routers/api-keys';
 import { callsRouter } from './routers/calls';
 import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
+import { carrierConnectionsRouter } from './routers/carrier-connections';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { voicesRouter } from './routers/voices';
 import { webhooksRouter } from './routers/webhooks';
@@ -12,6 +13,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   calls: callsRouter,
   campaigns: campaignsRouter,
+  carrierConnections: carrierConnectionsRouter,
   doNotCall: doNotCallRouter,
   phoneNumbers: phoneNumbersRouter,
   voices: voicesRouter,

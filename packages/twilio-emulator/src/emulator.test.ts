@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { startTwilioEmulator, type TwilioEmulator } from './emulator';
 
 /** The emulator over raw HTTP, as Twilio's documentation describes each request and answer. */
@@ -162,6 +163,141 @@ describe('the Twilio emulator', () => {
       expect(callbacks.filter((c) => c.params.CallSid === dropped.body.sid)).toEqual([]);
     } finally {
       emulator.dropCallbacks(null);
+    }
+  });
+});
+
+describe('accounts, API keys and numbers', () => {
+  it("authenticates each account with its token or its API keys, and keeps each account's calls apart", async () => {
+    const other = emulator.addAccount({ friendlyName: 'Other' });
+    const key = other.addApiKey();
+    const number = other.addNumber('+14155550150');
+    const as = (user: string, password: string, path: string, form?: Record<string, string>) =>
+      fetch(`${emulator.url}/2010-04-01/Accounts/${other.sid}${path}`, {
+        method: form ? 'POST' : 'GET',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      }).then(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as Record<string, unknown>,
+      }));
+
+    expect((await as(other.sid, other.authToken, '.json')).body).toMatchObject({
+      sid: other.sid,
+      friendly_name: 'Other',
+      status: 'active',
+    });
+    expect((await as(key.sid, key.secret, '.json')).status).toBe(200);
+    // The first account's credentials are not the other's.
+    expect((await as(emulator.accountSid, emulator.authToken, '.json')).status).toBe(401);
+    expect((await as(key.sid, 'wrong', '.json')).status).toBe(401);
+
+    const listed = await as(
+      other.sid,
+      other.authToken,
+      '/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550150',
+    );
+    expect(listed.body.incoming_phone_numbers).toEqual([
+      expect.objectContaining({ sid: number.sid, phone_number: '+14155550150', voice_url: null }),
+    ]);
+    const none = await as(
+      other.sid,
+      other.authToken,
+      '/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550151',
+    );
+    expect(none.body.incoming_phone_numbers).toEqual([]);
+    const updated = await as(other.sid, other.authToken, `/IncomingPhoneNumbers/${number.sid}.json`, {
+      VoiceUrl: callbackUrl,
+      VoiceMethod: 'POST',
+    });
+    expect(updated.body).toMatchObject({ voice_url: callbackUrl });
+
+    const created = await as(key.sid, key.secret, '/Calls.json', {
+      To: '+14155550001',
+      From: '+14155550150',
+      Twiml: twiml,
+    });
+    expect(created.status).toBe(201);
+    expect(emulator.call(String(created.body.sid))?.accountSid).toBe(other.sid);
+    // Another account cannot see it.
+    expect((await request('GET', `/Calls/${String(created.body.sid)}.json`)).status).toBe(404);
+  });
+});
+
+/** A form POST to one of the emulator's first account's resources, as Twilio's REST clients send it. */
+async function postTo(target: TwilioEmulator, path: string, form: Record<string, string>) {
+  const auth = Buffer.from(`${target.accountSid}:${target.authToken}`).toString('base64');
+  const response = await fetch(`${target.url}/2010-04-01/Accounts/${target.accountSid}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${auth}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return (await response.json()) as { sid: string };
+}
+
+describe('media streams', () => {
+  it('connects <Connect><Stream> with its parameters, plays the callee, and ends with the call', async () => {
+    const media = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((resolve) => media.once('listening', resolve));
+    const received: Record<string, unknown>[] = [];
+    media.on('connection', (socket) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        received.push(message);
+        if (message.event === 'start')
+          socket.send(
+            JSON.stringify({ event: 'mark', streamSid: message.streamSid, mark: { name: 'hello' } }),
+          );
+      });
+    });
+    const streaming = await startTwilioEmulator({
+      dialMs: 5,
+      ringMs: 10,
+      mediaStreams: true,
+      callee: () => [{ audio: Buffer.alloc(320, 0x10) }],
+    });
+    try {
+      const url = `ws://127.0.0.1:${(media.address() as AddressInfo).port}/media/twilio`;
+      const { sid } = await postTo(streaming, '/Calls.json', {
+        To: '+14155550008',
+        From: '+14155550100',
+        Twiml: `<Response><Connect><Stream url="${url}"><Parameter name="callId" value="c&amp;1"/></Stream></Connect></Response>`,
+      });
+      await until(() => received.some((message) => message.event === 'mark'));
+      const start = received.find((message) => message.event === 'start')!;
+      expect(start.start).toMatchObject({ callSid: sid, customParameters: { callId: 'c&1' } });
+      const call = streaming.call(sid)!;
+      expect(call.stream!.record.marks[0]).toMatchObject({ name: 'hello', echoedAt: expect.any(Number) });
+      const firstMedia = received.find((message) => message.event === 'media')!;
+      expect(Buffer.from((firstMedia.media as { payload: string }).payload, 'base64')).toEqual(
+        Buffer.alloc(160, 0x10),
+      );
+
+      // The service hangs up: the stream stops before the WebSocket closes.
+      await postTo(streaming, `/Calls/${sid}.json`, { Status: 'completed' });
+      await until(() => call.stream!.record.closed !== null);
+      expect(received.at(-1)).toMatchObject({ event: 'stop', stop: { callSid: sid } });
+    } finally {
+      await streaming.close();
+      await new Promise<void>((resolve) => media.close(() => resolve()));
+    }
+  });
+
+  it('ends the call when the stream cannot connect, as Twilio moves past a failed <Connect>', async () => {
+    const streaming = await startTwilioEmulator({ dialMs: 5, ringMs: 10, mediaStreams: true });
+    try {
+      const { sid } = await postTo(streaming, '/Calls.json', {
+        To: '+14155550008',
+        From: '+14155550100',
+        Twiml: '<Response><Connect><Stream url="ws://127.0.0.1:1/media/twilio"/></Connect></Response>',
+      });
+      await until(() => streaming.call(sid)?.status === 'completed');
+      expect(streaming.call(sid)!.stream!.record.errors[0]).toMatch(/^WebSocket/);
+    } finally {
+      await streaming.close();
     }
   });
 });

@@ -1,1 +1,2 @@
 export * from './emulator';
+export * from './media-streams';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '@voice/dev';
 import { TelephonyStack } from './support/stack';
 
 /**
@@ -84,5 +85,45 @@ describe('calls through the Twilio carrier', () => {
     );
     // Every callback the emulator sent was accepted.
     expect(carrierCall.callbacks.map((sent) => sent.status)).toEqual([204, 204, 204, 204]);
+  });
+  it("rings for the campaign's ring time, else the agent's, else the deployment's", async () => {
+    const timeoutOf = async (callId: string) => {
+      await waitFor(
+        `call ${callId} to be placed`,
+        15_000,
+        async () => (await stack.row(callId)).carrierCallId !== null,
+      );
+      return (await stack.carrierCall(callId)).created.Timeout;
+    };
+    const agentId = stack.seeded.agent.id;
+    expect(await timeoutOf(await stack.dial('+14155550124'))).toBe('30');
+
+    await stack.deps.db.agent.update({ where: { id: agentId }, data: { ringTimeoutSeconds: 20 } });
+    try {
+      expect(await timeoutOf(await stack.dial('+14155550125'))).toBe('20');
+
+      const created = await stack.request('/functions/v1/campaign-create', {
+        method: 'POST',
+        body: {
+          name: 'Short rings',
+          agent_id: agentId,
+          from_numbers: ['+14155550180'],
+          ring_timeout_seconds: 12,
+          contacts: [{ to_number: '+14155550126' }],
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json).toMatchObject({ ring_timeout_seconds: 12 });
+      const campaignId = (created.json as { campaign_id: string }).campaign_id;
+      let callId: string | undefined;
+      await waitFor('the campaign to dial', 30_000, async () => {
+        callId = (await stack.deps.db.call.findFirst({ where: { campaignId, carrierCallId: { not: null } } }))
+          ?.id;
+        return callId !== undefined;
+      });
+      expect(await timeoutOf(callId!)).toBe('12');
+    } finally {
+      await stack.deps.db.agent.update({ where: { id: agentId }, data: { ringTimeoutSeconds: null } });
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   createAgent,
   createApiKey,
   createCampaign,
+  createCarrierConnection,
   createUser,
   dialCall,
   dialCallIdempotently,
@@ -20,6 +21,7 @@ import {
   signUserToken,
 } from '@voice/core';
 import { runCallToEnd, startsNothing, TEST_JWT_SECRET, testAgentInput } from '@voice/core/testing';
+import { startTwilioEmulator, type TwilioEmulator } from '@voice/twilio-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startTestApi, type TestApi } from '../../test/harness';
 import { restRoutes } from '../rest';
@@ -49,6 +51,9 @@ interface Resources {
   testContactNumber: string;
   /** A key of the account other than the one making the requests. */
   apiKeyId: string;
+  /** A Twilio account the account connected (at the emulator), and its auth token. */
+  carrierConnectionId: string;
+  carrierAuthToken: string;
 }
 
 interface Request {
@@ -113,6 +118,7 @@ const AGENT_NOT_FOUND: NotFound = ['AGENT_NOT_FOUND', 'Agent not found'];
 const CALL_NOT_FOUND: NotFound = ['CALL_NOT_FOUND', 'Call not found'];
 const CAMPAIGN_NOT_FOUND: NotFound = ['NOT_FOUND', 'Campaign not found'];
 const PHONE_NUMBER_NOT_FOUND: NotFound = ['PHONE_NUMBER_NOT_FOUND', 'Phone number not found'];
+const CARRIER_CONNECTION_NOT_FOUND: NotFound = ['NOT_FOUND', 'Carrier connection not found'];
 
 /** REST path parameters: how to fill each with an account's resource, and what another account gets. */
 const PATH_PARAMS: Record<string, { fill(r: Resources): string; notFound: NotFound }> = {
@@ -120,6 +126,7 @@ const PATH_PARAMS: Record<string, { fill(r: Resources): string; notFound: NotFou
   call_id: { fill: (r) => r.callId, notFound: CALL_NOT_FOUND },
   campaign_id: { fill: (r) => r.campaignId, notFound: CAMPAIGN_NOT_FOUND },
   phone_number: { fill: (r) => encodeURIComponent(r.phoneNumber), notFound: PHONE_NUMBER_NOT_FOUND },
+  carrier_connection_id: { fill: (r) => r.carrierConnectionId, notFound: CARRIER_CONNECTION_NOT_FOUND },
 };
 
 /** Input names that can point at a row of some account. */
@@ -140,6 +147,8 @@ const betaNumber = numbersIn('650');
 const BETA_NAME = 'Beta Ltd';
 
 let api: TestApi;
+/** Twilio, for carrier connections: their credentials are checked with it when saved. */
+let twilioEmulator: TwilioEmulator;
 let alpha: Resources;
 let beta: Resources;
 let alphaKey: string;
@@ -189,6 +198,13 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
   const testContactNumber = nextNumber();
   await addTestContact(deps, { accountId, phone_number: testContactNumber });
   const { apiKey } = await createApiKey(deps, { accountId, name: 'spare' });
+  const carrierAccount = twilioEmulator.addAccount();
+  const connection = await createCarrierConnection(deps, {
+    accountId,
+    provider: 'twilio',
+    account_sid: carrierAccount.sid,
+    auth_token: carrierAccount.authToken,
+  });
   return {
     accountId,
     agentId: agent.agent_id,
@@ -199,7 +215,15 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     doNotCallNumber,
     testContactNumber,
     apiKeyId: apiKey.id,
+    carrierConnectionId: connection.carrier_connection_id,
+    carrierAuthToken: carrierAccount.authToken,
   };
+}
+
+/** A Twilio account of the emulator's, not yet connected by anyone. */
+function newTwilioAccount() {
+  const account = twilioEmulator.addAccount();
+  return { account_sid: account.sid, auth_token: account.authToken };
 }
 
 function campaignInput(agentId: string, fromNumber: string, toNumber: string) {
@@ -230,6 +254,7 @@ async function accountRows(accountId: string) {
     db.notificationEmail.findMany({ where, orderBy }),
     db.campaign.findMany({ where, orderBy, include: { contacts: { orderBy } } }),
     db.doNotCallEntry.findMany({ where, orderBy }),
+    db.carrierConnection.findMany({ where, orderBy }),
   ]);
 }
 
@@ -575,6 +600,8 @@ const REST_PLANS: Record<string, Plan> = {
     probes: [doNotCallAddProbe],
   },
   removeDoNotCall: doNotCallRemove,
+  createCarrierConnection: { request: () => ({ input: newTwilioAccount() }) },
+  updateCarrierConnection: { request: (own) => ({ input: { auth_token: own.carrierAuthToken } }) },
 };
 
 const campaignId = (r: Resources) => ({ campaign_id: r.campaignId });
@@ -664,9 +691,33 @@ const TRPC_PLANS: Record<string, Plan> = {
     (r) => ({ phone_number: r.phoneNumber }),
     PHONE_NUMBER_NOT_FOUND,
   ),
+  'carrierConnections.create': { request: () => ({ input: newTwilioAccount() }) },
+  'carrierConnections.get': onResource(
+    'carrier_connection_id',
+    (r) => ({ carrier_connection_id: r.carrierConnectionId }),
+    CARRIER_CONNECTION_NOT_FOUND,
+  ),
+  'carrierConnections.update': onResource(
+    'carrier_connection_id',
+    (r) => ({ carrier_connection_id: r.carrierConnectionId, fields: { auth_token: r.carrierAuthToken } }),
+    CARRIER_CONNECTION_NOT_FOUND,
+  ),
+  'carrierConnections.delete': onResource(
+    'carrier_connection_id',
+    (r) => ({ carrier_connection_id: r.carrierConnectionId }),
+    CARRIER_CONNECTION_NOT_FOUND,
+  ),
   'phoneNumbers.add': {
     request: () => ({ input: { phone_number: alphaNumber() } }),
     probes: [
+      {
+        // Another account's Twilio connection is not found: a number is added through one's own only.
+        fills: ['carrier_connection_id'],
+        request: (_a, b) => ({
+          input: { phone_number: alphaNumber(), carrier_connection_id: b.carrierConnectionId },
+        }),
+        outcome: () => refused(404, ...CARRIER_CONNECTION_NOT_FOUND),
+      },
       {
         // A number belongs to one account at most, so registering Beta's is a conflict.
         fills: ['phone_number'],
@@ -756,6 +807,8 @@ const alphaCredential = (endpoint: Endpoint) => `Bearer ${endpoint.plan.usersOnl
 
 beforeAll(async () => {
   api = await startTestApi({ core: { workflows: startsNothing } });
+  twilioEmulator = await startTwilioEmulator();
+  api.deps.config.twilioApiBaseUrl = twilioEmulator.url;
   const alphaAccount = await createAccount(api.deps, { name: 'Alpha Ltd' });
   const betaAccount = await createAccount(api.deps, { name: BETA_NAME });
   alphaKey = alphaAccount.key;
@@ -777,7 +830,10 @@ beforeAll(async () => {
   await revokeApiKey(api.deps, { accountId: alpha.accountId, apiKeyId: revoked.apiKey.id });
   revokedKey = revoked.key;
 });
-afterAll(() => api?.close());
+afterAll(async () => {
+  await api?.close();
+  await twilioEmulator?.close();
+});
 
 describe('the matrix covers every endpoint', () => {
   it('names each endpoint once, as plans are keyed by name', () => {

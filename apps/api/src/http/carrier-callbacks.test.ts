@@ -142,13 +142,13 @@ describe('Twilio status callbacks', () => {
     expect((await post(path, unknown, sign(path, unknown))).status).toBe(400);
   });
 
-  it('has no Twilio callbacks where no Twilio account is configured', async () => {
+  it('refuses callbacks from a Twilio account neither the deployment nor an account connected', async () => {
     const saved = api.deps.config.twilio;
     api.deps.config.twilio = undefined;
     try {
       const path = `/carrier/twilio/status/${callId}`;
       const body = params('ringing');
-      expect((await post(path, body, sign(path, body))).status).toBe(404);
+      expect((await post(path, body, sign(path, body))).status).toBe(403);
     } finally {
       api.deps.config.twilio = saved;
     }

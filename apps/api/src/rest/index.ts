@@ -1,6 +1,7 @@
 import { agentRoutes } from './agents';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
+import { carrierConnectionRoutes } from './carrier-connections';
 import { phoneNumberRoutes } from './phone-numbers';
 import type { AnyRestRoute } from './route';
 import { voiceRoutes } from './voices';
@@ -10,6 +11,7 @@ export const restRoutes: readonly AnyRestRoute[] = [
   ...agentRoutes,
   ...callRoutes,
   ...campaignRoutes,
+  ...carrierConnectionRoutes,
   ...phoneNumberRoutes,
   ...voiceRoutes,
 ];

@@ -12,15 +12,24 @@ export function registerNumberCommands(program: Command): void {
     .argument('<phone-number>', 'E.164, e.g. +14155550123')
     .requiredOption('--account <id>', 'account id')
     .option('--display-name <name>', 'a label for the number')
+    .option(
+      '--carrier-connection <id>',
+      "the account's Twilio connection that has the number (checked with Twilio; its calls are pointed at PUBLIC_URL)",
+    )
     .option('--json', 'print JSON')
-    .action((phoneNumber: string, options: { account: string; displayName?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId, core) => {
-        const input = core.parseInput(core.AddPhoneNumberInput, {
-          phone_number: phoneNumber,
-          display_name: options.displayName,
-        });
-        printRecord(await core.addPhoneNumber(deps, { accountId, ...input }), options);
-      }),
+    .action(
+      (
+        phoneNumber: string,
+        options: { account: string; displayName?: string; carrierConnection?: string; json?: boolean },
+      ) =>
+        withAccount(options.account, async (deps, accountId, core) => {
+          const input = core.parseInput(core.AddPhoneNumberInput, {
+            phone_number: phoneNumber,
+            display_name: options.displayName,
+            carrier_connection_id: options.carrierConnection,
+          });
+          printRecord(await core.addPhoneNumber(deps, { accountId, ...input }), options);
+        }),
     );
   numbers
     .command('list')

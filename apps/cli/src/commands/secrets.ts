@@ -7,14 +7,21 @@ export function registerSecretCommands(program: Command): void {
   secrets
     .command('reseal')
     .description(
-      'Seal every stored webhook secret and header value with SECRETS_KEY: plaintext ones (stored before ' +
-        'encryption at rest) and ones sealed with a key in SECRETS_KEY_PREVIOUS',
+      'Seal every stored webhook secret, header value and carrier credential with SECRETS_KEY: plaintext ' +
+        'ones (stored before encryption at rest) and ones sealed with a key in SECRETS_KEY_PREVIOUS',
     )
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) =>
       withDeps(async (deps, core) => {
         const counts = await core.resealSecrets(deps);
-        printRecord({ webhooks_resealed: counts.webhooks, deliveries_resealed: counts.deliveries }, options);
+        printRecord(
+          {
+            webhooks_resealed: counts.webhooks,
+            deliveries_resealed: counts.deliveries,
+            carrier_connections_resealed: counts.carrier_connections,
+          },
+          options,
+        );
       }),
     );
 }

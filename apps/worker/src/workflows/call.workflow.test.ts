@@ -119,9 +119,14 @@ async function eventTimes(callId: string) {
 const dial = (to: string, vars: Record<string, string> = {}) =>
   dialCall(deps, { accountId, from_number: FROM, to_number: to, vars_provided: vars });
 
+/** Lifecycle order of statuses, for events at the same millisecond (busy ends at the first ring). */
+const LIFECYCLE: Record<string, number> = { initiated: 0, ringing: 1, ongoing: 2 };
+
 async function eventsOf(callId: string) {
   const events = await deps.db.callEvent.findMany({ where: { callId }, orderBy: { at: 'asc' } });
-  return events.map((event) => [event.status, event.reason]);
+  return events
+    .sort((a, b) => +a.at - +b.at || (LIFECYCLE[a.status] ?? 3) - (LIFECYCLE[b.status] ?? 3))
+    .map((event) => [event.status, event.reason]);
 }
 
 describe('call workflow on a real dev server and worker', () => {

@@ -39,7 +39,12 @@ export const transferDestination = (row: Pick<AgentRow, 'transferCallDestination
 export const toAgentCallHandling = (
   row: Pick<
     AgentRow,
-    'id' | 'transferCallEnabled' | 'transferCallDestination' | 'voicemailAction' | 'voicemailMessage'
+    | 'id'
+    | 'transferCallEnabled'
+    | 'transferCallDestination'
+    | 'voicemailAction'
+    | 'voicemailMessage'
+    | 'ringTimeoutSeconds'
   >,
 ): AgentCallHandling => ({
   agent_id: row.id,
@@ -47,6 +52,7 @@ export const toAgentCallHandling = (
   transfer_call_destination: transferDestination(row),
   voicemail_action: row.voicemailAction as AgentCallHandling['voicemail_action'],
   voicemail_message: row.voicemailMessage,
+  ring_timeout_seconds: row.ringTimeoutSeconds,
 });
 
 const RTL_LANGUAGES = new Set(['he', 'ar', 'fa', 'ur', 'yi']);

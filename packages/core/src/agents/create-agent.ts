@@ -30,6 +30,7 @@ export async function createAgent(
       transferCallDestination: data.transfer_call_destination ?? Prisma.DbNull,
       voicemailAction: data.voicemail_action,
       voicemailMessage: data.voicemail_message,
+      ringTimeoutSeconds: data.ring_timeout_seconds,
       deployedAt: now,
       createdAt: now,
       updatedAt: now,

@@ -37,6 +37,7 @@ export async function duplicateAgent(
       transferCallDestination: json(source.transferCallDestination),
       voicemailAction: source.voicemailAction,
       voicemailMessage: source.voicemailMessage,
+      ringTimeoutSeconds: source.ringTimeoutSeconds,
       isOperatingHoursActive: source.isOperatingHoursActive,
       operatingHours: json(source.operatingHours),
       pronunciations: json(source.pronunciations),

@@ -39,6 +39,7 @@ function editableState(row: AgentRow, config: SecretsConfig | null) {
     transferCallDestination: transferDestination(row),
     voicemailAction: row.voicemailAction,
     voicemailMessage: row.voicemailMessage,
+    ringTimeoutSeconds: row.ringTimeoutSeconds,
     // `enabled` is part of the state: resending a webhook that a 410 disabled turns it back on.
     webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
       name,
@@ -101,6 +102,8 @@ export async function modifyAgent(
         : input.transfer_call_destination,
     voicemailAction: input.voicemail_action ?? before.voicemailAction,
     voicemailMessage: input.voicemail_message ?? before.voicemailMessage,
+    ringTimeoutSeconds:
+      input.ring_timeout_seconds === undefined ? before.ringTimeoutSeconds : input.ring_timeout_seconds,
     webhooks: input.webhooks
       ? input.webhooks.map(({ name, url, secret, headers }) => ({
           name,
@@ -137,6 +140,7 @@ export async function modifyAgent(
         transferCallDestination: after.transferCallDestination ?? Prisma.DbNull,
         voicemailAction: after.voicemailAction,
         voicemailMessage: after.voicemailMessage,
+        ringTimeoutSeconds: after.ringTimeoutSeconds,
         version: { increment: 1 },
         deployedAt: now,
         updatedAt: now,

@@ -140,6 +140,13 @@ const NotificationEmails = z.array(z.email('must be an email address')).max(10, 
 export const VOICEMAIL_ACTIONS = ['continue', 'hang_up', 'leave_message'] as const;
 const VoicemailAction = z.enum(VOICEMAIL_ACTIONS);
 const VoicemailMessage = z.string().max(1000, 'must be at most 1000 characters');
+/** Seconds a call rings before the carrier gives up as no answer (Twilio's Timeout: 5 to 600). */
+export const RingTimeoutSeconds = z
+  .number()
+  .int('must be a whole number of seconds')
+  .min(5, 'must be at least 5 seconds')
+  .max(600, 'must be at most 600 seconds')
+  .nullable();
 const TransferDestination = z
   .string()
   .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
@@ -195,6 +202,8 @@ export const CreateAgentFields = z.object({
   transfer_call_destination: TransferDestination.default(null),
   voicemail_action: VoicemailAction.default('continue'),
   voicemail_message: VoicemailMessage.default(''),
+  /** Null: the deployment's ring time (CARRIER_RING_TIMEOUT_SECONDS). */
+  ring_timeout_seconds: RingTimeoutSeconds.default(null),
 });
 
 export const CreateAgentInput = CreateAgentFields.superRefine(callHandlingIssues);
@@ -216,6 +225,7 @@ export const ModifyAgentInput = z.object({
   transfer_call_destination: TransferDestination.optional(),
   voicemail_action: VoicemailAction.optional(),
   voicemail_message: VoicemailMessage.optional(),
+  ring_timeout_seconds: RingTimeoutSeconds.optional(),
 });
 export type ModifyAgentInput = z.infer<typeof ModifyAgentInput>;
 
@@ -278,6 +288,7 @@ export const AgentCallHandling = z.object({
   transfer_call_destination: z.string().nullable(),
   voicemail_action: VoicemailAction,
   voicemail_message: z.string(),
+  ring_timeout_seconds: z.number().int().nullable(),
 });
 export type AgentCallHandling = z.infer<typeof AgentCallHandling>;
 

@@ -44,10 +44,11 @@ const done = (status: CallStatus): CallProgress => ({ status, terminal: true, ne
  * says.
  */
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
-  // With the agent's voicemail setting: whether to ask the carrier to detect answering machines.
+  // With the agent's voicemail setting (whether to ask the carrier to detect answering machines) and
+  // its ring time.
   const call = await deps.db.call.findUnique({
     where: { id: callId },
-    include: { agent: { select: { voicemailAction: true } } },
+    include: { agent: { select: { voicemailAction: true, ringTimeoutSeconds: true } } },
   });
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   if (TERMINAL.has(call.status)) return done(call.status);
@@ -56,6 +57,14 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     const placed = await findPlacedCall(deps, call, call.dialAttemptedAt);
     if (placed) return awaitingEvents(deps, call.status, placed);
   }
+  // A campaign's ring time comes first, then the agent's; the carrier's default without either.
+  const campaign = call.campaignId
+    ? await deps.db.campaign.findUnique({
+        where: { id: call.campaignId },
+        select: { ringTimeoutSeconds: true },
+      })
+    : null;
+  const ringTimeoutSeconds = campaign?.ringTimeoutSeconds ?? call.agent?.ringTimeoutSeconds ?? undefined;
   const placedAt = deps.clock.now();
   await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
   let carrierCallId: string;
@@ -67,6 +76,7 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       placedAt,
       // Detecting answering machines costs time and money: only for agents that act on one.
       detectMachine: (call.agent?.voicemailAction ?? 'continue') !== 'continue',
+      ...(ringTimeoutSeconds ? { ringTimeoutSeconds } : {}),
     }));
   } catch (error) {
     if (!(error instanceof CarrierRefusal)) throw error;

@@ -15,6 +15,11 @@ export interface Carrier {
     placedAt: Date;
     /** Ask the carrier to tell an answering machine from a person (it reports a `detected` event). */
     detectMachine?: boolean;
+    /**
+     * How long the call rings before the carrier gives up as no answer (the campaign's or agent's
+     * setting); the carrier's own default when omitted. The simulator keeps its configured ring time.
+     */
+    ringTimeoutSeconds?: number;
   }): Promise<{ carrierCallId: string }>;
   /** Where the call stands now, fetched from the carrier (the safety net). */
   getCallState(carrierCallId: string, now: Date): Promise<CarrierCallState>;
@@ -101,8 +106,12 @@ export class CarrierRequestRefused extends Error {
 }
 
 export class CarrierRefusal extends Error {
-  constructor(readonly outcome: 'not_in_service' | 'carrier_rejected' | 'failed') {
-    super(`Carrier refused the call: ${outcome}`);
+  constructor(
+    readonly outcome: 'not_in_service' | 'carrier_rejected' | 'failed',
+    /** Why, when the service knows more than the outcome (e.g. no carrier account for the number). */
+    detail?: string,
+  ) {
+    super(`Carrier refused the call: ${outcome}${detail ? ` (${detail})` : ''}`);
     this.name = 'CarrierRefusal';
   }
 }

@@ -49,6 +49,7 @@ export function toCampaign(row: CampaignRow, counts: CampaignCounts): Campaign {
     calling_windows: row.callingWindows as unknown as CallingWindow[],
     max_concurrent_calls: row.maxConcurrentCalls,
     dials_per_minute: row.dialsPerMinute,
+    ring_timeout_seconds: row.ringTimeoutSeconds,
     retry_policy: {
       retry_on: row.retryOn as Campaign['retry_policy']['retry_on'],
       max_attempts: row.maxAttempts,

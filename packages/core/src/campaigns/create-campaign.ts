@@ -71,6 +71,7 @@ async function createCampaignOnce(
           callingWindows: input.calling_windows,
           maxConcurrentCalls: input.max_concurrent_calls,
           dialsPerMinute: input.dials_per_minute,
+          ringTimeoutSeconds: input.ring_timeout_seconds,
           retryOn: input.retry_policy.retry_on,
           maxAttempts: input.retry_policy.max_attempts,
           retryDelaySeconds: input.retry_policy.delay_seconds,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RingTimeoutSeconds } from '../agents/schemas';
 import { isValidTimezone, secondsOfDay, WEEKDAYS } from './windows';
 
 export const CAMPAIGN_STATUSES = [
@@ -78,6 +79,8 @@ export const CreateCampaignInput = z
     calling_windows: z.array(CallingWindowInput).max(21).default([]),
     max_concurrent_calls: z.number().int().min(1, 'must be at least 1').max(1000).default(10),
     dials_per_minute: z.number().int().min(1, 'must be at least 1').max(100_000).nullable().default(null),
+    /** Null: the agent's ring time, or the deployment's. */
+    ring_timeout_seconds: RingTimeoutSeconds.default(null),
     retry_policy: RetryPolicy.default({
       retry_on: ['busy', 'no_answer'],
       max_attempts: 3,
@@ -118,6 +121,7 @@ export const Campaign = z.object({
   calling_windows: z.array(z.object({ days: z.array(z.enum(WEEKDAYS)), start: z.string(), end: z.string() })),
   max_concurrent_calls: z.number().int(),
   dials_per_minute: z.number().int().nullable(),
+  ring_timeout_seconds: z.number().int().nullable(),
   retry_policy: z.object({
     retry_on: z.array(z.enum(RETRYABLE_OUTCOMES)),
     max_attempts: z.number().int(),

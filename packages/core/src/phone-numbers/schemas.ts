@@ -23,6 +23,11 @@ export type GetPhoneNumberInput = z.infer<typeof GetPhoneNumberInput>;
 export const AddPhoneNumberInput = z.object({
   phone_number: z.string(),
   display_name: z.string().trim().min(1).max(100).nullish(),
+  /**
+   * The account's carrier connection that has the number (checked with the carrier); omitted: the
+   * number goes through the deployment's own carrier account.
+   */
+  carrier_connection_id: z.uuid('carrier_connection_id must be a UUID').nullish(),
 });
 export type AddPhoneNumberInput = z.infer<typeof AddPhoneNumberInput>;
 

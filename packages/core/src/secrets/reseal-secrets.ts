@@ -1,5 +1,12 @@
 import type { CoreDeps } from '../deps';
-import { needsReseal, openWebhookSecrets, sealWebhookSecrets, type WebhookSecrets } from './secret-box';
+import {
+  needsReseal,
+  open,
+  openWebhookSecrets,
+  seal,
+  sealWebhookSecrets,
+  type WebhookSecrets,
+} from './secret-box';
 
 const BATCH = 500;
 
@@ -16,10 +23,21 @@ function resealed(config: CoreDeps['config'], parts: WebhookSecrets): WebhookSec
 /**
  * Seals with the current SECRETS_KEY every stored webhook secret and header value that is plaintext
  * (written before encryption at rest) or sealed with a previous key, in webhooks and in delivery
- * snapshots. Safe to run at any time and again; afterwards the previous keys can be dropped.
+ * snapshots, and every carrier connection's credentials sealed with a previous key. Safe to run at
+ * any time and again; afterwards the previous keys can be dropped.
  */
 export async function resealSecrets({ db, config }: Pick<CoreDeps, 'db' | 'config'>) {
-  const counts = { webhooks: 0, deliveries: 0 };
+  const counts = { webhooks: 0, deliveries: 0, carrier_connections: 0 };
+  // Few rows per account: one pass.
+  const connections = await db.carrierConnection.findMany({ select: { id: true, credentials: true } });
+  for (const connection of connections) {
+    if (!needsReseal(config, connection.credentials)) continue;
+    await db.carrierConnection.update({
+      where: { id: connection.id },
+      data: { credentials: seal(config, open(config, connection.credentials)) },
+    });
+    counts.carrier_connections += 1;
+  }
   for (const table of ['webhooks', 'deliveries'] as const) {
     let cursor: string | undefined;
     for (;;) {

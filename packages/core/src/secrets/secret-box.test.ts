@@ -158,6 +158,6 @@ describe('webhook secrets at rest', () => {
     expect(open(config, after.secret!)).toBe(SECRET);
     expect(open(config, (after.headers as Record<string, string>)['X-Tenant']!)).toBe(HEADER_VALUE);
     expect((await storedValues()).every((value) => value === null || isSealed(value))).toBe(true);
-    expect(await resealSecrets(rotated)).toEqual({ webhooks: 0, deliveries: 0 });
+    expect(await resealSecrets(rotated)).toEqual({ webhooks: 0, deliveries: 0, carrier_connections: 0 });
   });
 });

@@ -100,6 +100,7 @@ export function testAgentInput(
     transfer_call_destination: null,
     voicemail_action: 'continue',
     voicemail_message: '',
+    ring_timeout_seconds: null,
     ...overrides,
   };
 }

@@ -109,15 +109,20 @@ describe('agents.* procedures', () => {
       transfer_call_destination: null,
       voicemail_action: 'continue',
       voicemail_message: '',
+      ring_timeout_seconds: null,
     });
     const refusals = [
-      alphaApi.agents.create({ name: 'No message', prompt: 'Hi.', voicemail_action: 'leave_message' }),
-      alphaApi.agents.create({ name: 'Nowhere', prompt: 'Hi.', transfer_call_enabled: true }),
-      alphaApi.agents.create({ name: 'Bad number', prompt: 'Hi.', transfer_call_destination: '555-0199' }),
-      alphaApi.agents.modify({ agent_id: created.agent_id, transfer_call_enabled: true }),
-      alphaApi.agents.modify({ agent_id: created.agent_id, voicemail_action: 'leave_message' }),
+      () => alphaApi.agents.create({ name: 'No message', prompt: 'Hi.', voicemail_action: 'leave_message' }),
+      () => alphaApi.agents.create({ name: 'Nowhere', prompt: 'Hi.', transfer_call_enabled: true }),
+      () =>
+        alphaApi.agents.create({ name: 'Bad number', prompt: 'Hi.', transfer_call_destination: '555-0199' }),
+      () => alphaApi.agents.modify({ agent_id: created.agent_id, transfer_call_enabled: true }),
+      () => alphaApi.agents.modify({ agent_id: created.agent_id, voicemail_action: 'leave_message' }),
+      () => alphaApi.agents.create({ name: 'Short ring', prompt: 'Hi.', ring_timeout_seconds: 2 }),
+      () => alphaApi.agents.modify({ agent_id: created.agent_id, ring_timeout_seconds: 601 }),
+      () => alphaApi.agents.modify({ agent_id: created.agent_id, ring_timeout_seconds: 12.5 }),
     ];
-    for (const refusal of refusals) expect((await failure(refusal)).code).toBe('BAD_REQUEST');
+    for (const refusal of refusals) expect((await failure(refusal())).code).toBe('BAD_REQUEST');
     expect(await alphaApi.agents.get({ agent_id: created.agent_id })).toEqual(created);
     expect((await alphaApi.agents.list()).agents.map((a) => a.name)).not.toContain('No message');
 
@@ -127,12 +132,14 @@ describe('agents.* procedures', () => {
       transfer_call_destination: '+14155550199',
       voicemail_action: 'leave_message',
       voicemail_message: 'Please call us back.',
+      ring_timeout_seconds: 20,
     });
     expect(await alphaApi.agents.callHandling({ agent_id: created.agent_id })).toMatchObject({
       transfer_call_enabled: true,
       transfer_call_destination: '+14155550199',
       voicemail_action: 'leave_message',
       voicemail_message: 'Please call us back.',
+      ring_timeout_seconds: 20,
     });
     expect((await alphaApi.agents.get({ agent_id: created.agent_id })).updated_at).not.toBe(
       created.updated_at,
@@ -144,6 +151,7 @@ describe('agents.* procedures', () => {
     expect(await alphaApi.agents.callHandling({ agent_id: copy.agent_id })).toMatchObject({
       transfer_call_destination: '+14155550199',
       voicemail_action: 'leave_message',
+      ring_timeout_seconds: 20,
     });
     await alphaApi.agents.modify({
       agent_id: copy.agent_id,

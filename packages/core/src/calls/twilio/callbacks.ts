@@ -1,9 +1,13 @@
 import type * as TwilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
+import {
+  serviceNumberOf,
+  twilioAccountSidOfNumber,
+  twilioAuthTokensOf,
+} from '../../carrier-connections/twilio-accounts';
 import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
+import { isUuid } from '../../scope';
 import { carrierEventFromMachineDetection, carrierEventFromStatusCallback } from './status-callback';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Webhooks = typeof TwilioWebhooks;
 
@@ -31,13 +35,20 @@ export interface TwilioCallback extends TwilioRequest {
   callId: string | null;
 }
 
-/** Checks a request's X-Twilio-Signature with the deployment's auth token; FORBIDDEN when it does not hold. */
-export async function checkTwilioSignature(deps: CoreDeps, request: TwilioRequest): Promise<void> {
-  const authToken = deps.config.twilio?.authToken;
-  if (!authToken) throw new AppError('NOT_FOUND', 'This deployment has no Twilio account configured');
+/**
+ * Checks a request's X-Twilio-Signature with the auth token of the Twilio account the request names
+ * (AccountSid, itself signed): the deployment's account or one an account connected. FORBIDDEN when
+ * it does not hold or the account is not one the service knows. Returns the account's SID: the
+ * request may concern only that account's calls and numbers.
+ */
+export async function checkTwilioSignature(deps: CoreDeps, request: TwilioRequest): Promise<string> {
+  const accountSid = request.params.AccountSid ?? '';
+  const tokens = accountSid ? await twilioAuthTokensOf(deps, accountSid) : [];
   const { validateRequest } = await twilioWebhooks();
-  if (!request.signature || !validateRequest(authToken, request.signature, request.url, request.params))
+  const { signature } = request;
+  if (!signature || !tokens.some((token) => validateRequest(token, signature, request.url, request.params)))
     throw new AppError('FORBIDDEN', 'The X-Twilio-Signature header does not match the request');
+  return accountSid;
 }
 
 /** The callbacks Twilio sends about a call, by the path the service gave it for each. */
@@ -53,32 +64,38 @@ export const TWILIO_PATHS = {
   voice: '/carrier/twilio/voice',
 } as const;
 
+/** The public URL Twilio calls for one of the paths, with the call's id when it is a call's callback. */
+export function twilioUrl(publicUrl: string, path: keyof typeof TWILIO_PATHS, callId?: string): string {
+  return `${publicUrl.replace(/\/$/, '')}${TWILIO_PATHS[path]}${callId ? `/${callId}` : ''}`;
+}
+
 /**
  * A Twilio callback about one call: checked against its X-Twilio-Signature (the official `twilio`
- * package's validateRequest, with the deployment's auth token) before anything is read, then handed
- * to the call's workflow as a carrier event: a status callback as the change it reports, a machine
- * detection callback (async AMD) as who answered. The call is the one the callback's path names, or,
- * for a number's own status callback (incoming calls), the one with the callback's CallSid. A bad or
- * missing signature is FORBIDDEN and a call that does not exist NOT_FOUND; neither changes anything.
+ * package's validateRequest, with the auth token of the Twilio account it comes from) before
+ * anything is read, then handed to the call's workflow as a carrier event: a status callback as the
+ * change it reports, a machine detection callback (async AMD) as who answered. The call is the one
+ * the callback's path names, or, for a number's own status callback (incoming calls), the one with
+ * the callback's CallSid. A bad or missing signature is FORBIDDEN; a call that does not exist, or
+ * goes through another Twilio account than the one signing, is NOT_FOUND; neither changes anything.
  */
 export async function receiveTwilioCallback(
   deps: CoreDeps,
   kind: TwilioCallbackKind,
   callback: TwilioCallback,
 ): Promise<void> {
-  await checkTwilioSignature(deps, callback);
+  const accountSid = await checkTwilioSignature(deps, callback);
   const { callId } = callback;
-  const call =
+  const select = { id: true, direction: true, fromNumber: true, toNumber: true } as const;
+  const found =
     callId === null
       ? callback.params.CallSid
-        ? await deps.db.call.findUnique({
-            where: { carrierCallId: callback.params.CallSid },
-            select: { id: true },
-          })
+        ? await deps.db.call.findUnique({ where: { carrierCallId: callback.params.CallSid }, select })
         : null
-      : UUID.test(callId)
-        ? await deps.db.call.findUnique({ where: { id: callId }, select: { id: true } })
+      : isUuid(callId)
+        ? await deps.db.call.findUnique({ where: { id: callId }, select })
         : null;
+  const call =
+    found && (await twilioAccountSidOfNumber(deps, serviceNumberOf(found))) === accountSid ? found : null;
   if (!call)
     throw new AppError(
       'CALL_NOT_FOUND',

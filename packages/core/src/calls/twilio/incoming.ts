@@ -6,6 +6,7 @@ import { parseE164 } from '../../phone';
 import { inAccount } from '../../scope';
 import { mergedVariables, startCallWorkflows } from '../dial-call';
 import { mediaStreamFor } from '../media-stream-token';
+import { serviceNumberOf, twilioAccountSidOfNumber } from '../../carrier-connections/twilio-accounts';
 import { checkTwilioSignature, type TwilioRequest } from './callbacks';
 
 /** The TwiML builders, loaded on the first incoming call: an api without Twilio never loads them. */
@@ -50,15 +51,18 @@ export async function answerTwilioCall(
   deps: CoreDeps,
   request: TwilioRequest,
 ): Promise<{ twiml: string; unknownNumber: boolean }> {
-  await checkTwilioSignature(deps, request);
+  const accountSid = await checkTwilioSignature(deps, request);
   const { CallSid: carrierCallId, From: from, To: to } = request.params;
   if (!carrierCallId || !from || !to)
     throw new AppError('VALIDATION_FAILED', 'An incoming call webhook needs CallSid, From and To');
 
   const existing = await deps.db.call.findUnique({
     where: { carrierCallId },
-    select: { id: true, status: true },
+    select: { id: true, status: true, direction: true, fromNumber: true, toNumber: true },
   });
+  // Only the Twilio account the call goes through may ask about it again.
+  if (existing && (await twilioAccountSidOfNumber(deps, serviceNumberOf(existing))) !== accountSid)
+    return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
   if (existing)
     return answered(
       existing.status === 'error' ? await refusal(REFUSAL.unassigned) : await streamTo(deps, existing.id),
@@ -70,9 +74,17 @@ export async function answerTwilioCall(
   } catch {
     // Not a phone number: not one of the service's either.
   }
-  const number = toNumber
-    ? await deps.db.phoneNumber.findUnique({ where: { number: toNumber }, include: { agent: true } })
+  const found = toNumber
+    ? await deps.db.phoneNumber.findUnique({
+        where: { number: toNumber },
+        include: { agent: true, carrierConnection: { select: { carrierAccountId: true } } },
+      })
     : null;
+  // A number is the service's through one Twilio account: the connection that has it, or the deployment's.
+  const number =
+    found && (found.carrierConnection?.carrierAccountId ?? deps.config.twilio?.accountSid) === accountSid
+      ? found
+      : null;
   if (!number) return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
 
   const { agent } = number;

@@ -5,7 +5,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierRefusal, type CarrierEvent } from '../carrier';
 import { carrierEventFromStatusCallback } from './status-callback';
-import { createTwilioCarrier } from './twilio-carrier';
+import { createTwilioCarrier, singleTwilioAccount } from './twilio-carrier';
 
 /**
  * The Twilio carrier against the Twilio emulator: the REST requests it makes, the status callbacks it
@@ -44,8 +44,10 @@ afterAll(async () => {
 
 const carrier = (overrides: { authToken?: string } = {}) =>
   createTwilioCarrier({
-    accountSid: emulator.accountSid,
-    authToken: overrides.authToken ?? emulator.authToken,
+    accounts: singleTwilioAccount({
+      accountSid: emulator.accountSid,
+      authToken: overrides.authToken ?? emulator.authToken,
+    }),
     apiBaseUrl: emulator.url,
     statusCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/status/${callId}`,
     machineDetectionCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/machine-detection/${callId}`,

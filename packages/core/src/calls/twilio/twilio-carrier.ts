@@ -1,9 +1,11 @@
 import twilio from 'twilio';
-import type RequestClient from 'twilio/lib/base/RequestClient';
 
 import { CarrierRefusal, CarrierRequestRefused, type Carrier, type CarrierCallState } from '../carrier';
 import { endedOutcome } from './status-callback';
+import { twilioClient, type TwilioAccount } from './twilio-client';
 import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
+
+export * from './twilio-client';
 
 /**
  * The Twilio carrier: places calls through Twilio's REST API (the official `twilio` package) with a
@@ -13,34 +15,43 @@ import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
  * which a service running the simulator should not pay.
  */
 
-export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
+/**
+ * The Twilio account each request goes through: a call's service number's (its account's carrier
+ * connection, or the deployment's account). Null when there is none: the call cannot be placed.
+ */
+export interface TwilioAccountResolver {
+  /** The account of a service number (a call's From). */
+  forNumber(number: string): Promise<TwilioAccount | null>;
+  /** The account of a placed call, by its CallSid. */
+  forCall(carrierCallId: string): Promise<TwilioAccount | null>;
+}
+
+/** One account for everything: a deployment with a single Twilio account, or a test. */
+export const singleTwilioAccount = (account: TwilioAccount): TwilioAccountResolver => ({
+  forNumber: () => Promise.resolve(account),
+  forCall: () => Promise.resolve(account),
+});
 
 export interface TwilioCarrierOptions {
-  accountSid: string;
-  authToken: string;
+  accounts: TwilioAccountResolver;
   /** Where Twilio's REST API is: Twilio itself, or an emulator of its protocol in tests. */
   apiBaseUrl?: string;
   /** The status callback URL of a call (the api's carrier route, with the call id in its path). */
   statusCallbackUrl: (callId: string) => string;
   /** Where Twilio posts the result of a call's answering machine detection (async AMD). */
   machineDetectionCallbackUrl: (callId: string) => string;
-  /** The media stream URL (`wss://…/media/twilio`) and the parameters it receives for a call. */
-  mediaStream: (callId: string) => { url: string; parameters: Record<string, string> };
+  /**
+   * The media stream URL (`wss://…/media/twilio`) and the parameters it receives for a call that
+   * rings for up to `ringTimeoutSeconds` (its token must outlive the ringing).
+   */
+  mediaStream: (
+    callId: string,
+    ringTimeoutSeconds: number,
+  ) => { url: string; parameters: Record<string, string> };
   /** How long a call rings before Twilio gives up as no answer, in seconds (Twilio's Timeout). */
   ringTimeoutSeconds?: number;
   /** How long the call workflow waits for a callback before fetching the call. */
   safetyNetMs?: number;
-}
-
-/** Twilio's RequestClient, sending every request to `baseUrl` instead of api.twilio.com. */
-class BaseUrlRequestClient extends twilio.RequestClient {
-  constructor(private readonly baseUrl: string) {
-    super();
-  }
-  override request<TData>(opts: RequestClient.RequestOptions<TData>) {
-    const uri = opts.uri.replace(/^https:\/\/api\.twilio\.com/, this.baseUrl.replace(/\/$/, ''));
-    return super.request<TData>({ ...opts, uri });
-  }
 }
 
 /** Create-time refusals: Twilio answers 400 and places no call (Twilio error codes). */
@@ -58,15 +69,26 @@ const REFUSED_AT_CREATE: Record<number, 'not_in_service' | 'carrier_rejected'> =
 const PLACED_CALL_CLOCK_MARGIN_MS = 10_000;
 
 export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
-  const apiBaseUrl = options.apiBaseUrl ?? TWILIO_API_BASE_URL;
-  const client = twilio(options.accountSid, options.authToken, {
-    ...(apiBaseUrl !== TWILIO_API_BASE_URL ? { httpClient: new BaseUrlRequestClient(apiBaseUrl) } : {}),
-    autoRetry: false,
-  });
+  const { accounts, apiBaseUrl } = options;
   const safetyNetMs = options.safetyNetMs ?? 60_000;
+
+  /** The REST client of the account a service number goes through. */
+  async function clientForNumber(number: string) {
+    const account = await accounts.forNumber(number);
+    if (!account) throw new CarrierRefusal('failed', `No Twilio account for the number ${number}`);
+    return twilioClient(account, apiBaseUrl);
+  }
+
+  /** The REST client of the account a placed call goes through. */
+  async function clientForCall(carrierCallId: string) {
+    const account = await accounts.forCall(carrierCallId);
+    if (!account) throw new Error(`No Twilio account for call ${carrierCallId}`);
+    return twilioClient(account, apiBaseUrl);
+  }
 
   /** Updates a live call; Twilio refusing it (a 4xx: the call has ended, or is not connected) is final. */
   async function update(carrierCallId: string, params: { status?: 'completed'; twiml?: string }) {
+    const client = await clientForCall(carrierCallId);
     try {
       await client.calls(carrierCallId).update(params);
     } catch (error) {
@@ -82,16 +104,18 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
   }
 
   return {
-    async placeCall({ callId, from, to, detectMachine }) {
+    async placeCall({ callId, from, to, detectMachine, ...request }) {
+      const client = await clientForNumber(from);
+      const ringTimeoutSeconds = request.ringTimeoutSeconds ?? options.ringTimeoutSeconds ?? 30;
       try {
         const call = await client.calls.create({
           to,
           from,
-          twiml: streamTwiml(options.mediaStream(callId)),
+          twiml: streamTwiml(options.mediaStream(callId, ringTimeoutSeconds)),
           statusCallback: options.statusCallbackUrl(callId),
           statusCallbackMethod: 'POST',
           statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
-          timeout: options.ringTimeoutSeconds ?? 30,
+          timeout: ringTimeoutSeconds,
           // Async detection: the conversation starts at once, and the result (after a machine's
           // greeting, at its beep) arrives at its own callback.
           ...(detectMachine
@@ -113,7 +137,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     },
 
     async getCallState(carrierCallId): Promise<CarrierCallState> {
-      const call = await client.calls(carrierCallId).fetch();
+      const call = await (await clientForCall(carrierCallId)).calls(carrierCallId).fetch();
       const endedAt = call.endTime ?? new Date();
       switch (call.status) {
         case 'queued':
@@ -140,7 +164,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     async findPlacedCalls({ from, to, since }) {
       // Twilio's times have whole seconds, and its clock is not ours: look a little further back.
       const after = since.getTime() - PLACED_CALL_CLOCK_MARGIN_MS;
-      const calls = await client.calls.list({ from, to, limit: 50 });
+      const calls = await (await clientForNumber(from)).calls.list({ from, to, limit: 50 });
       return calls
         .filter((call) => call.dateCreated.getTime() >= after)
         .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())

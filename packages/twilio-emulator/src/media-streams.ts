@@ -1,0 +1,378 @@
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+
+/**
+ * Twilio's side of a Media Stream (`<Connect><Stream>`), as Twilio documents it: a WebSocket client
+ * that sends `connected`, `start` (with the stream's `customParameters`), the callee's audio as 20 ms
+ * `media` frames of 8 kHz μ-law (base64) in real time (silence when the callee says nothing), `dtmf`
+ * and `stop`. What the service sends back is played out at the same rate: a `mark` is echoed once the
+ * audio queued before it has played, and `clear` drops the audio not yet played and echoes every
+ * pending mark at once. Everything the service sent is recorded for tests to assert on.
+ */
+
+/** One step of what the callee does on the line. */
+export type CalleeTurn =
+  /** Audio already in the stream's format: 8 kHz μ-law. */
+  | { audio: Buffer }
+  /** A 16-bit PCM WAV file (any rate, mono or the first channel), converted to 8 kHz μ-law. */
+  | { wav: Buffer }
+  /** Words spoken by an offline synthesizer (eSpeak NG); `voice` is an eSpeak voice, `en-us` by default. */
+  | { text: string; voice?: string }
+  | { pauseMs: number }
+  /** A key pressed on the phone's keypad. */
+  | { dtmf: string };
+
+export interface MediaStreamRecord {
+  streamSid: string;
+  /** Every message the service sent, parsed, with when it arrived (ms since the stream opened). */
+  received: { at: number; message: Record<string, unknown> }[];
+  /** All audio the service sent (8 kHz μ-law), in order. */
+  audio(): Buffer;
+  /** The part of it the callee heard: what played before a `clear` dropped the rest. */
+  played(): Buffer;
+  /** Each mark the service sent, and when it was echoed (null: not yet). */
+  marks: { name: string; receivedAt: number; echoedAt: number | null }[];
+  /** Each `clear`, and how much queued audio it dropped (bytes of μ-law, 8 per millisecond). */
+  clears: { at: number; droppedBytes: number }[];
+  /** Messages that broke the protocol (not JSON, an unknown event, another stream's streamSid). */
+  errors: string[];
+  /** Media frames sent to the service. */
+  framesSent: number;
+  /** How the WebSocket closed, once it has. */
+  closed: { code: number; reason: string; by: 'service' | 'twilio' } | null;
+}
+
+export interface MediaStream {
+  record: MediaStreamRecord;
+  /** Resolves once `connected` and `start` are sent; rejects when the WebSocket cannot connect. */
+  opened: Promise<void>;
+  /** Resolves when the WebSocket has closed, whoever closed it. */
+  closed: Promise<void>;
+  /** Queues what the callee says or does next, after what is already queued. */
+  say(...turns: CalleeTurn[]): Promise<void>;
+  /** Ends the stream as Twilio does when the call ends: `stop`, then the WebSocket closes. */
+  stop(): Promise<void>;
+}
+
+export interface MediaStreamOptions {
+  /** The `<Stream url>`. */
+  url: string;
+  /** The `<Parameter>`s, sent as the start message's customParameters. */
+  parameters: Record<string, string>;
+  accountSid: string;
+  callSid: string;
+  /** What the callee says, from the moment the stream opens. */
+  script?: CalleeTurn[];
+}
+
+const FRAME_MS = 20;
+const BYTES_PER_MS = 8;
+const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
+/** μ-law's silence: the encoding of a zero sample. */
+const MULAW_SILENCE = 0xff;
+
+// G.711 μ-law (ITU-T G.711), the encoding of Twilio's media streams.
+const BIAS = 0x84;
+const CLIP = 32635;
+
+export function mulawEncodeSample(sample: number): number {
+  const sign = sample < 0 ? 0x80 : 0;
+  let magnitude = Math.min(Math.abs(sample), CLIP) + BIAS;
+  let exponent = 7;
+  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent -= 1;
+  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
+  magnitude = ~(sign | (exponent << 4) | mantissa);
+  return magnitude & 0xff;
+}
+
+export function mulawDecodeSample(byte: number): number {
+  const value = ~byte & 0xff;
+  const sign = value & 0x80;
+  const exponent = (value >> 4) & 0x07;
+  const mantissa = value & 0x0f;
+  const magnitude = (((mantissa << 3) + BIAS) << exponent) - BIAS;
+  return sign ? -magnitude : magnitude;
+}
+
+export function mulawEncode(samples: Int16Array): Buffer {
+  const out = Buffer.alloc(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = mulawEncodeSample(samples[i]!);
+  return out;
+}
+
+export function mulawDecode(bytes: Buffer): Int16Array {
+  const out = new Int16Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = mulawDecodeSample(bytes[i]!);
+  return out;
+}
+
+/** A 16-bit PCM WAV file's samples (its first channel) and rate. */
+export function parseWav(file: Buffer): { sampleRate: number; samples: Int16Array } {
+  if (file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('Not a WAV file');
+  let offset = 12;
+  let format: { channels: number; sampleRate: number; bits: number } | null = null;
+  while (offset + 8 <= file.length) {
+    const id = file.toString('ascii', offset, offset + 4);
+    // Streamed WAVs (eSpeak's among them) may leave the data size unset: the data runs to the end.
+    const declared = file.readUInt32LE(offset + 4);
+    const size = Math.min(declared, file.length - offset - 8);
+    const body = offset + 8;
+    if (id === 'fmt ') {
+      if (file.readUInt16LE(body) !== 1) throw new Error('Only PCM WAV files are supported');
+      format = {
+        channels: file.readUInt16LE(body + 2),
+        sampleRate: file.readUInt32LE(body + 4),
+        bits: file.readUInt16LE(body + 14),
+      };
+    } else if (id === 'data') {
+      if (!format || format.bits !== 16) throw new Error('Only 16-bit PCM WAV files are supported');
+      const frames = Math.floor(size / (2 * format.channels));
+      const samples = new Int16Array(frames);
+      for (let i = 0; i < frames; i++) samples[i] = file.readInt16LE(body + i * 2 * format.channels);
+      return { sampleRate: format.sampleRate, samples };
+    }
+    offset = body + size + (size % 2);
+  }
+  throw new Error('The WAV file has no data');
+}
+
+/** Linear-interpolation resampling: enough for speech headed for an 8 kHz phone line. */
+export function resample(samples: Int16Array, from: number, to: number): Int16Array {
+  if (from === to) return samples;
+  const out = new Int16Array(Math.floor((samples.length * to) / from));
+  for (let i = 0; i < out.length; i++) {
+    const position = (i * from) / to;
+    const index = Math.floor(position);
+    const next = samples[Math.min(index + 1, samples.length - 1)]!;
+    out[i] = Math.round(samples[index]! + (next - samples[index]!) * (position - index));
+  }
+  return out;
+}
+
+/** A WAV file as the stream's audio: 8 kHz μ-law. */
+export function wavToMulaw(file: Buffer): Buffer {
+  const { sampleRate, samples } = parseWav(file);
+  return mulawEncode(resample(samples, sampleRate, 8000));
+}
+
+/** The eSpeak NG WebAssembly build: an Emscripten module that runs the `espeak-ng` command line once. */
+type ESpeakNg = (options: { arguments: string[] }) => Promise<{
+  FS: { readFile(path: string): Uint8Array };
+}>;
+
+/** Text spoken by eSpeak NG (its WebAssembly build, loaded on first use), as 8 kHz μ-law. */
+export async function speak(text: string, voice = 'en-us'): Promise<Buffer> {
+  // @ts-expect-error: the package ships no type declarations (an Emscripten module, typed below).
+  const loaded = (await import('espeak-ng')) as { default: ESpeakNg };
+  const espeak = await loaded.default({ arguments: ['-w', 'speech.wav', '-v', voice, text] });
+  return wavToMulaw(Buffer.from(espeak.FS.readFile('speech.wav')));
+}
+
+async function render(turn: CalleeTurn): Promise<Buffer | { dtmf: string }> {
+  if ('audio' in turn) return turn.audio;
+  if ('wav' in turn) return wavToMulaw(turn.wav);
+  if ('text' in turn) return speak(turn.text, turn.voice);
+  if ('pauseMs' in turn) return Buffer.alloc(Math.round(turn.pauseMs * BYTES_PER_MS), MULAW_SILENCE);
+  return { dtmf: turn.dtmf };
+}
+
+type Outbound = { audio: Buffer } | { mark: string };
+
+export function openMediaStream(options: MediaStreamOptions): MediaStream {
+  const streamSid = `MZ${randomBytes(16).toString('hex')}`;
+  const sentAudio: Buffer[] = [];
+  const playedAudio: Buffer[] = [];
+  const record: MediaStreamRecord = {
+    streamSid,
+    received: [],
+    audio: () => Buffer.concat(sentAudio),
+    played: () => Buffer.concat(playedAudio),
+    marks: [],
+    clears: [],
+    errors: [],
+    framesSent: 0,
+    closed: null,
+  };
+  /** The callee's side, in order: audio to send and keys to press. */
+  const inbound: (Buffer | { dtmf: string })[] = [];
+  /** The service's side, not yet played: audio and the marks between it. */
+  const outbound: Outbound[] = [];
+  let sequence = 0;
+  let startedAt = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let queued = Promise.resolve();
+  const since = () => Date.now() - startedAt;
+
+  const socket = new WebSocket(options.url);
+  const send = (message: Record<string, unknown>) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+  const next = () => String(++sequence);
+
+  function echo(name: string) {
+    const mark = record.marks.find((m) => m.name === name && m.echoedAt === null);
+    if (mark) mark.echoedAt = since();
+    send({ event: 'mark', sequenceNumber: next(), streamSid, mark: { name } });
+  }
+
+  /** One 20 ms step: a frame of the callee's audio goes out, a frame of the service's plays. */
+  function tick() {
+    while (inbound[0] && !Buffer.isBuffer(inbound[0])) {
+      const { dtmf } = inbound.shift() as { dtmf: string };
+      send({
+        event: 'dtmf',
+        streamSid,
+        sequenceNumber: next(),
+        dtmf: { track: 'inbound_track', digit: dtmf },
+      });
+    }
+    const frame = Buffer.alloc(FRAME_BYTES, MULAW_SILENCE);
+    let filled = 0;
+    while (filled < FRAME_BYTES && Buffer.isBuffer(inbound[0])) {
+      const head: Buffer = inbound[0];
+      const taken = head.copy(frame, filled, 0, Math.min(head.length, FRAME_BYTES - filled));
+      filled += taken;
+      if (taken === head.length) inbound.shift();
+      else inbound[0] = head.subarray(taken);
+    }
+    record.framesSent += 1;
+    send({
+      event: 'media',
+      sequenceNumber: next(),
+      media: {
+        track: 'inbound',
+        chunk: String(record.framesSent),
+        timestamp: String((record.framesSent - 1) * FRAME_MS),
+        payload: frame.toString('base64'),
+      },
+      streamSid,
+    });
+
+    let playing = FRAME_BYTES;
+    while (outbound[0]) {
+      const head: Outbound = outbound[0];
+      if ('mark' in head) {
+        outbound.shift();
+        echo(head.mark);
+        continue;
+      }
+      if (playing === 0) break;
+      const played = head.audio.subarray(0, playing);
+      playedAudio.push(played);
+      playing -= played.length;
+      if (played.length === head.audio.length) outbound.shift();
+      else outbound[0] = { audio: head.audio.subarray(played.length) };
+    }
+  }
+
+  function receive(data: WebSocket.RawData) {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(String(data)) as Record<string, unknown>;
+    } catch {
+      record.errors.push(`not JSON: ${String(data).slice(0, 80)}`);
+      return;
+    }
+    record.received.push({ at: since(), message });
+    if (message.streamSid !== streamSid) {
+      record.errors.push(
+        `${String(message.event)} for stream ${String(message.streamSid)}, not ${streamSid}`,
+      );
+      return;
+    }
+    if (message.event === 'media') {
+      const payload = (message.media as { payload?: unknown } | undefined)?.payload;
+      if (typeof payload !== 'string') return void record.errors.push('media without a payload');
+      const audio = Buffer.from(payload, 'base64');
+      sentAudio.push(audio);
+      outbound.push({ audio });
+    } else if (message.event === 'mark') {
+      const name = (message.mark as { name?: unknown } | undefined)?.name;
+      if (typeof name !== 'string') return void record.errors.push('mark without a name');
+      record.marks.push({ name, receivedAt: since(), echoedAt: null });
+      outbound.push({ mark: name });
+    } else if (message.event === 'clear') {
+      let droppedBytes = 0;
+      const pending: string[] = [];
+      for (const item of outbound.splice(0)) {
+        if ('audio' in item) droppedBytes += item.audio.length;
+        else pending.push(item.mark);
+      }
+      record.clears.push({ at: since(), droppedBytes });
+      for (const name of pending) echo(name);
+    } else {
+      record.errors.push(`unknown event ${String(message.event)}`);
+    }
+  }
+
+  const closed = new Promise<void>((resolve) => {
+    socket.on('close', (code, reason) => {
+      if (timer) clearInterval(timer);
+      timer = null;
+      record.closed ??= { code, reason: reason.toString(), by: 'service' };
+      resolve();
+    });
+  });
+
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('error', (error) => {
+      record.errors.push(`WebSocket: ${error.message}`);
+      reject(error);
+    });
+    socket.once('open', () => {
+      startedAt = Date.now();
+      send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+      send({
+        event: 'start',
+        sequenceNumber: next(),
+        start: {
+          accountSid: options.accountSid,
+          streamSid,
+          callSid: options.callSid,
+          tracks: ['inbound'],
+          customParameters: options.parameters,
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+        streamSid,
+      });
+      socket.on('message', receive);
+      timer = setInterval(tick, FRAME_MS);
+      resolve();
+    });
+  });
+  // A failed connection is reported through `opened`; nothing else may throw for it.
+  opened.catch(() => {});
+
+  async function say(...turns: CalleeTurn[]) {
+    // Rendering (speech synthesis) may take a while: turns still join the line in order.
+    const rendered = Promise.all(turns.map(render));
+    queued = queued.then(async () => {
+      inbound.push(...(await rendered));
+    });
+    await queued;
+  }
+  if (options.script) void say(...options.script);
+
+  return {
+    record,
+    opened,
+    closed,
+    say,
+    async stop() {
+      if (socket.readyState === WebSocket.OPEN) {
+        send({
+          event: 'stop',
+          sequenceNumber: next(),
+          streamSid,
+          stop: { accountSid: options.accountSid, callSid: options.callSid },
+        });
+        record.closed = { code: 1000, reason: 'call ended', by: 'twilio' };
+        socket.close(1000, 'call ended');
+      } else if (socket.readyState === WebSocket.CONNECTING) {
+        socket.terminate();
+      }
+      if (socket.readyState !== WebSocket.CLOSED) await closed;
+    },
+  };
+}
