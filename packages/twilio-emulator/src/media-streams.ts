@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { MULAW_SILENCE, speak, wavToMulaw } from '@voice/audio';
 import WebSocket from 'ws';
 
 /**
@@ -68,106 +69,6 @@ export interface MediaStreamOptions {
 const FRAME_MS = 20;
 const BYTES_PER_MS = 8;
 const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
-/** μ-law's silence: the encoding of a zero sample. */
-const MULAW_SILENCE = 0xff;
-
-// G.711 μ-law (ITU-T G.711), the encoding of Twilio's media streams.
-const BIAS = 0x84;
-const CLIP = 32635;
-
-export function mulawEncodeSample(sample: number): number {
-  const sign = sample < 0 ? 0x80 : 0;
-  let magnitude = Math.min(Math.abs(sample), CLIP) + BIAS;
-  let exponent = 7;
-  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent -= 1;
-  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
-  magnitude = ~(sign | (exponent << 4) | mantissa);
-  return magnitude & 0xff;
-}
-
-export function mulawDecodeSample(byte: number): number {
-  const value = ~byte & 0xff;
-  const sign = value & 0x80;
-  const exponent = (value >> 4) & 0x07;
-  const mantissa = value & 0x0f;
-  const magnitude = (((mantissa << 3) + BIAS) << exponent) - BIAS;
-  return sign ? -magnitude : magnitude;
-}
-
-export function mulawEncode(samples: Int16Array): Buffer {
-  const out = Buffer.alloc(samples.length);
-  for (let i = 0; i < samples.length; i++) out[i] = mulawEncodeSample(samples[i]!);
-  return out;
-}
-
-export function mulawDecode(bytes: Buffer): Int16Array {
-  const out = new Int16Array(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = mulawDecodeSample(bytes[i]!);
-  return out;
-}
-
-/** A 16-bit PCM WAV file's samples (its first channel) and rate. */
-export function parseWav(file: Buffer): { sampleRate: number; samples: Int16Array } {
-  if (file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE')
-    throw new Error('Not a WAV file');
-  let offset = 12;
-  let format: { channels: number; sampleRate: number; bits: number } | null = null;
-  while (offset + 8 <= file.length) {
-    const id = file.toString('ascii', offset, offset + 4);
-    // Streamed WAVs (eSpeak's among them) may leave the data size unset: the data runs to the end.
-    const declared = file.readUInt32LE(offset + 4);
-    const size = Math.min(declared, file.length - offset - 8);
-    const body = offset + 8;
-    if (id === 'fmt ') {
-      if (file.readUInt16LE(body) !== 1) throw new Error('Only PCM WAV files are supported');
-      format = {
-        channels: file.readUInt16LE(body + 2),
-        sampleRate: file.readUInt32LE(body + 4),
-        bits: file.readUInt16LE(body + 14),
-      };
-    } else if (id === 'data') {
-      if (!format || format.bits !== 16) throw new Error('Only 16-bit PCM WAV files are supported');
-      const frames = Math.floor(size / (2 * format.channels));
-      const samples = new Int16Array(frames);
-      for (let i = 0; i < frames; i++) samples[i] = file.readInt16LE(body + i * 2 * format.channels);
-      return { sampleRate: format.sampleRate, samples };
-    }
-    offset = body + size + (size % 2);
-  }
-  throw new Error('The WAV file has no data');
-}
-
-/** Linear-interpolation resampling: enough for speech headed for an 8 kHz phone line. */
-export function resample(samples: Int16Array, from: number, to: number): Int16Array {
-  if (from === to) return samples;
-  const out = new Int16Array(Math.floor((samples.length * to) / from));
-  for (let i = 0; i < out.length; i++) {
-    const position = (i * from) / to;
-    const index = Math.floor(position);
-    const next = samples[Math.min(index + 1, samples.length - 1)]!;
-    out[i] = Math.round(samples[index]! + (next - samples[index]!) * (position - index));
-  }
-  return out;
-}
-
-/** A WAV file as the stream's audio: 8 kHz μ-law. */
-export function wavToMulaw(file: Buffer): Buffer {
-  const { sampleRate, samples } = parseWav(file);
-  return mulawEncode(resample(samples, sampleRate, 8000));
-}
-
-/** The eSpeak NG WebAssembly build: an Emscripten module that runs the `espeak-ng` command line once. */
-type ESpeakNg = (options: { arguments: string[] }) => Promise<{
-  FS: { readFile(path: string): Uint8Array };
-}>;
-
-/** Text spoken by eSpeak NG (its WebAssembly build, loaded on first use), as 8 kHz μ-law. */
-export async function speak(text: string, voice = 'en-us'): Promise<Buffer> {
-  // @ts-expect-error: the package ships no type declarations (an Emscripten module, typed below).
-  const loaded = (await import('espeak-ng')) as { default: ESpeakNg };
-  const espeak = await loaded.default({ arguments: ['-w', 'speech.wav', '-v', voice, text] });
-  return wavToMulaw(Buffer.from(espeak.FS.readFile('speech.wav')));
-}
 
 async function render(turn: CalleeTurn): Promise<Buffer | { dtmf: string }> {
   if ('audio' in turn) return turn.audio;

@@ -133,11 +133,11 @@ async function progress(
     case 'dialing':
       return inProgress(call.status);
     case 'ringing':
-      await advance(deps, call.id, call.status, 'ringing', now);
+      await advance(deps, call, call.status, 'ringing', now);
       return inProgress(later(call.status, 'ringing'));
     case 'answered':
-      await advance(deps, call.id, call.status, 'ringing', state.answeredAt);
-      await advance(deps, call.id, 'ringing', 'ongoing', state.answeredAt);
+      await advance(deps, call, call.status, 'ringing', state.answeredAt);
+      await advance(deps, call, 'ringing', 'ongoing', state.answeredAt);
       return inProgress('ongoing');
     case 'ended':
       return done(await finishCall(deps, call, state));
@@ -177,11 +177,11 @@ export async function applyCarrierEvents(
   // Transitions first, each at the carrier's time, so the end (which records any it did not see) finds them.
   let status = call.status;
   if (ringing || answered) {
-    await advance(deps, call.id, status, 'ringing', new Date((ringing ?? answered)!.at));
+    await advance(deps, call, status, 'ringing', new Date((ringing ?? answered)!.at));
     status = later(status, 'ringing');
   }
   if (answered) {
-    await advance(deps, call.id, status, 'ongoing', new Date(answered.at));
+    await advance(deps, call, status, 'ongoing', new Date(answered.at));
     status = 'ongoing';
   }
   if (ended) {
@@ -281,20 +281,25 @@ export async function endCallAtCarrier(
 /** The later of two in-progress statuses. */
 const later = (a: CallStatus, b: CallStatus) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a);
 
-/** Moves a call forward (never back) and records the transition with its time. */
+/**
+ * Moves a call forward (never back) and records the transition with its time, never before the call's
+ * creation: carriers stamp their events to the second (Twilio's Timestamp), which can fall before the
+ * millisecond the call was created.
+ */
 async function advance(
   { db }: CoreDeps,
-  callId: string,
+  call: Pick<Call, 'id' | 'createdAt'>,
   from: CallStatus,
   to: CallStatus,
-  at: Date,
+  carrierAt: Date,
 ): Promise<void> {
   if (ORDER.indexOf(to) <= ORDER.indexOf(from)) return;
+  const at = carrierAt < call.createdAt ? call.createdAt : carrierAt;
   await db.$transaction([
     db.call.updateMany({
-      where: { id: callId, status: { in: ORDER.slice(0, ORDER.indexOf(to)) } },
+      where: { id: call.id, status: { in: ORDER.slice(0, ORDER.indexOf(to)) } },
       data: { status: to, ...(to === 'ongoing' ? { connectedAt: at } : {}) },
     }),
-    db.callEvent.createMany({ data: [{ callId, status: to, at }], skipDuplicates: true }),
+    db.callEvent.createMany({ data: [{ callId: call.id, status: to, at }], skipDuplicates: true }),
   ]);
 }

@@ -82,10 +82,11 @@ export async function finishCall(
         vars_collected = COALESCE(${analysis?.varsCollected ?? null}::jsonb, vars_collected),
         detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender)
       WHERE id = ${call.id}::uuid AND status IN ('initiated', 'ringing', 'ongoing')
-      RETURNING id
+      RETURNING id, created_at
     ), logged AS (
+      -- Carriers stamp events to the second: none is recorded before the call was created.
       INSERT INTO call_events (id, call_id, status, reason, at)
-      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, e.at
+      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, GREATEST(e.at, ended.created_at)
       FROM ended, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(status text, reason text, at timestamptz)
       ON CONFLICT (call_id, status) DO NOTHING
     )

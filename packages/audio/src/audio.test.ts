@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { mulawDecode, mulawEncode, parseWav, rms, speak, wavToMulaw, writeWav } from './index';
+
+describe('μ-law', () => {
+  it('round-trips speech-range samples within its quantisation step, and encodes silence as 0xff', () => {
+    const samples = Int16Array.from({ length: 2000 }, (_, i) => Math.round(12000 * Math.sin(i / 7)));
+    const decoded = mulawDecode(mulawEncode(samples));
+    samples.forEach((sample, i) =>
+      expect(Math.abs(decoded[i]! - sample)).toBeLessThanOrEqual(Math.abs(sample) / 16 + 8),
+    );
+    expect(mulawEncode(new Int16Array([0]))[0]).toBe(0xff);
+  });
+});
+
+describe('speech from eSpeak NG', () => {
+  it('is synthesized offline into seconds of non-silent 8 kHz μ-law', async () => {
+    const audio = await speak('Hello, I would like to book an appointment for Tuesday.');
+    const seconds = audio.length / 8000;
+    expect(seconds).toBeGreaterThan(1.5);
+    expect(seconds).toBeLessThan(8);
+    const samples = mulawDecode(audio);
+    const loud = samples.filter((sample) => Math.abs(sample) > 1000).length;
+    expect(loud / samples.length).toBeGreaterThan(0.2);
+  });
+
+  it('speaks text that starts with a dash rather than taking it for an option', async () => {
+    expect((await speak('-5 degrees today')).length / 8000).toBeGreaterThan(0.5);
+  });
+});
+
+describe('WAV files', () => {
+  it('reads WAV files at their own rate', () => {
+    const rate = 16_000;
+    const data = Buffer.alloc(rate * 2); // one second of 16-bit samples
+    for (let i = 0; i < rate; i++) data.writeInt16LE(Math.round(8000 * Math.sin(i / 3)), i * 2);
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'ascii');
+    header.writeUInt32LE(36 + data.length, 4);
+    header.write('WAVEfmt ', 8, 'ascii');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(rate, 24);
+    header.writeUInt32LE(rate * 2, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'ascii');
+    header.writeUInt32LE(data.length, 40);
+    expect(wavToMulaw(Buffer.concat([header, data])).length).toBe(8000);
+  });
+
+  it('writes channels side by side, the shorter padded with silence', () => {
+    const left = Int16Array.from([1000, -1000, 500]);
+    const right = Int16Array.from([7]);
+    const file = writeWav(8000, [left, right]);
+    expect(file.readUInt16LE(22)).toBe(2);
+    expect(file.readUInt32LE(40)).toBe(12);
+    expect([...Array(6).keys()].map((i) => file.readInt16LE(44 + i * 2))).toEqual([
+      1000, 7, -1000, 0, 500, 0,
+    ]);
+    expect(parseWav(file)).toEqual({ sampleRate: 8000, samples: left });
+    expect(rms(Int16Array.from([3, -4, 3, -4]))).toBeCloseTo(Math.sqrt(12.5));
+  });
+});

@@ -1,0 +1,3 @@
+export * from './mulaw';
+export * from './wav';
+export * from './espeak';

@@ -1,0 +1,2 @@
+export * from './llm-emulator';
+export * from './stt-emulator';

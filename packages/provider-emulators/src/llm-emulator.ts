@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An OpenAI-compatible chat-completions server, as OpenAI documents the API: `POST /v1/chat/completions`
+ * with a bearer key, answered as one JSON completion or, with `stream: true`, as server-sent
+ * `chat.completion.chunk` events ending in `data: [DONE]`, tool calls streamed as their name and then
+ * their arguments in pieces. What it answers comes from the test's script; what it was asked is recorded.
+ * For tests and the offline demo only.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  content?: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: unknown } }[];
+  response_format?: { type: string; json_schema?: { name: string; schema: unknown; strict?: boolean } };
+  [key: string]: unknown;
+}
+
+/** One scripted answer. */
+export type LlmReply =
+  | {
+      /** What the assistant says (streamed a few words per chunk). */
+      say?: string;
+      toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+      /** Time before the first chunk (the model's time to first token). */
+      latencyMs?: number;
+      /** Time between chunks. */
+      chunkDelayMs?: number;
+    }
+  /** The provider failing: this HTTP status and an OpenAI-shaped error body. */
+  | { status: number; message?: string }
+  /** The provider accepting the request and never answering. */
+  | { hang: true };
+
+export interface LlmEmulatorOptions {
+  /** The key callers must present; any key when omitted. */
+  apiKey?: string;
+  /** The answer to each request (its index counts from 0 across the emulator's life). */
+  reply: (request: ChatRequest, index: number) => LlmReply;
+  port?: number;
+}
+
+export interface LlmEmulator {
+  /** The base URL an OpenAI client takes (`…/v1`). */
+  baseUrl: string;
+  /** Every request, in arrival order. */
+  requests: ChatRequest[];
+  stop(): Promise<void>;
+}
+
+const WORDS_PER_CHUNK = 3;
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  type = 'invalid_request_error',
+) {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error: { message, type, param: null, code: null } }));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The assistant's text in stream-sized pieces: a few words each, spaces kept. */
+function pieces(text: string): string[] {
+  const words = text.match(/\S+\s*/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += WORDS_PER_CHUNK)
+    out.push(words.slice(i, i + WORDS_PER_CHUNK).join(''));
+  return out;
+}
+
+export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<LlmEmulator> {
+  const requests: ChatRequest[] = [];
+  const hanging = new Set<ServerResponse>();
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, 500, String(error), 'server_error');
+      else response.end();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    const path = new URL(request.url ?? '/', 'http://emulator').pathname;
+    if (request.method !== 'POST' || path !== '/v1/chat/completions')
+      return sendError(response, 404, `Unknown request ${request.method} ${path}`);
+    const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (!key || (options.apiKey !== undefined && key !== options.apiKey))
+      return sendError(response, 401, 'Incorrect API key provided.', 'invalid_api_key');
+    let body: ChatRequest;
+    try {
+      body = JSON.parse(await readBody(request)) as ChatRequest;
+    } catch {
+      return sendError(response, 400, 'We could not parse the JSON body of your request.');
+    }
+    if (typeof body.model !== 'string' || !Array.isArray(body.messages))
+      return sendError(response, 400, 'model and messages are required.');
+    const index = requests.push(body) - 1;
+    const reply = options.reply(body, index);
+
+    if ('hang' in reply) {
+      hanging.add(response);
+      response.on('close', () => hanging.delete(response));
+      return;
+    }
+    if ('status' in reply)
+      return sendError(response, reply.status, reply.message ?? 'The server had an error.', 'server_error');
+
+    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+    const created = Math.floor(Date.now() / 1000);
+    const toolCalls = (reply.toolCalls ?? []).map((call) => ({
+      id: `call_${randomBytes(12).toString('hex')}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    }));
+    const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    await sleep(reply.latencyMs ?? 0);
+
+    if (!body.stream) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: reply.say ?? null,
+                refusal: null,
+                ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+              },
+              finish_reason: finishReason,
+              logprobs: null,
+            },
+          ],
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        }),
+      );
+      return;
+    }
+
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      })}\n\n`;
+    const write = async (text: string) => {
+      if (response.destroyed) return;
+      response.write(text);
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+    };
+    await write(chunk({ role: 'assistant', content: '' }));
+    for (const piece of pieces(reply.say ?? '')) await write(chunk({ content: piece }));
+    for (const [index, call] of toolCalls.entries()) {
+      await write(
+        chunk({
+          tool_calls: [
+            { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+          ],
+        }),
+      );
+      // Arguments arrive in pieces, as a model writes them.
+      const args = call.function.arguments;
+      for (let at = 0; at < args.length; at += 16)
+        await write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 16) } }] }));
+    }
+    await write(chunk({}, finishReason));
+    response.end('data: [DONE]\n\n');
+  }
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    async stop() {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

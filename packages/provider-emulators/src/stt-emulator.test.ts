@@ -1,0 +1,88 @@
+import { DeepgramClient } from '@deepgram/sdk';
+import { MULAW_SILENCE, speak } from '@voice/audio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSttEmulator, type SttEmulator } from './stt-emulator';
+
+/** The emulator through the official @deepgram/sdk, with real synthesized speech. */
+
+let emulator: SttEmulator | undefined;
+afterEach(async () => {
+  await emulator?.stop();
+  emulator = undefined;
+});
+
+const silence = (ms: number) => Buffer.alloc(ms * 8, MULAW_SILENCE);
+const SAID = ['Hello, this is Dana.', 'Tuesday morning works for me.'];
+
+async function listen(options: { apiKey?: string; query?: Record<string, string> } = {}) {
+  const client = new DeepgramClient({ apiKey: options.apiKey ?? 'dg-test', baseUrl: emulator!.url });
+  const socket = await client.listen.v1.connect({
+    model: 'nova-2',
+    encoding: 'mulaw',
+    sample_rate: 8000,
+    interim_results: 'true',
+    endpointing: 300,
+    utterance_end_ms: 1000,
+    vad_events: 'true',
+    reconnectAttempts: 0,
+    ...options.query,
+  });
+  const messages: Record<string, unknown>[] = [];
+  const closed = new Promise<{ code: number }>((resolve) => socket.on('close', (event) => resolve(event)));
+  socket.on('message', (message) => void messages.push(message as unknown as Record<string, unknown>));
+  socket.connect();
+  await socket.waitForOpen();
+  return { socket, messages, closed };
+}
+
+describe('the Deepgram-protocol emulator', () => {
+  it('finds each utterance in the audio and answers it with interim and final results', async () => {
+    emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: (index) => SAID[index] ?? '' });
+    const { socket, messages, closed } = await listen();
+    const audio = Buffer.concat([
+      silence(400),
+      await speak(SAID[0]!),
+      silence(1500),
+      await speak(SAID[1]!),
+      silence(1500),
+    ]);
+    for (let at = 0; at < audio.length; at += 160) socket.sendMedia(audio.subarray(at, at + 160));
+    socket.sendCloseStream({ type: 'CloseStream' });
+    expect((await closed).code).toBe(1000);
+
+    const types = messages.map((message) => message.type);
+    expect(types.filter((type) => type === 'SpeechStarted')).toHaveLength(2);
+    expect(types.filter((type) => type === 'UtteranceEnd')).toHaveLength(2);
+    expect(types.at(-1)).toBe('Metadata');
+    const results = messages.filter((message) => message.type === 'Results') as unknown as {
+      is_final: boolean;
+      speech_final: boolean;
+      start: number;
+      channel: { alternatives: { transcript: string }[] };
+    }[];
+    const finals = results.filter((result) => result.is_final);
+    expect(finals.map((result) => result.channel.alternatives[0]!.transcript)).toEqual(SAID);
+    expect(finals.every((result) => result.speech_final)).toBe(true);
+    // The first utterance starts after the leading silence, in the stream's own time.
+    expect(finals[0]!.start).toBeGreaterThan(0.3);
+    expect(finals[0]!.start).toBeLessThan(0.6);
+    const interims = results.filter((result) => !result.is_final);
+    expect(interims.length).toBeGreaterThan(0);
+    for (const result of interims)
+      expect(SAID.some((said) => said.startsWith(result.channel.alternatives[0]!.transcript))).toBe(true);
+    expect(emulator.streams[0]!.query).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
+  });
+
+  it('refuses a stream without the right key', async () => {
+    emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: () => '' });
+    await expect(listen({ apiKey: 'dg-wrong' })).rejects.toThrow();
+    expect(emulator.streams).toHaveLength(0);
+  });
+
+  it('drops a stream as scripted', async () => {
+    emulator = await startSttEmulator({ transcript: () => 'hi', disconnectAfterMs: 200 });
+    const { socket, closed } = await listen();
+    socket.sendMedia(silence(400));
+    expect((await closed).code).toBe(1011);
+  });
+});
