@@ -16,3 +16,5 @@ export * from './twilio/status-callback';
 export * from './twilio/callbacks';
 export * from './twilio/incoming';
 export * from './media-stream-token';
+export * from './store-conversation';
+export * from './recording-store';

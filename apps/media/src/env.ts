@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
+
+const Env = ServiceEnv.extend({
+  MEDIA_HOST: z.string().default('127.0.0.1'),
+  MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  /** The language model: any OpenAI-compatible chat-completions endpoint. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url().optional(),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(8_000),
+  /** Speech-to-text: Deepgram's live API. */
+  DEEPGRAM_API_KEY: z.string().min(1).optional(),
+  DEEPGRAM_BASE_URL: z.url().optional(),
+  DEEPGRAM_MODEL: z.string().min(1).default('nova-2'),
+  STT_ENDPOINTING_MS: z.coerce.number().int().min(10).default(300),
+  /** A caller silent this long after the agent spoke is said goodbye to. */
+  CALL_SILENCE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
+  CALL_MAX_DURATION_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15 * 60_000),
+  /** Where recordings are written (the local recording store). */
+  RECORDINGS_DIR: z.string().default('.data/recordings'),
+}).superRefine((env, context) => {
+  checkServiceEnv(env, context);
+  for (const name of ['OPENAI_API_KEY', 'DEEPGRAM_API_KEY'] as const)
+    if (!env[name])
+      context.addIssue({
+        code: 'custom',
+        message: `${name} is needed: the media server holds live conversations (docs/voice.md)`,
+        path: [name],
+      });
+});
+export type MediaEnv = z.infer<typeof Env>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): MediaEnv {
+  return parseConfig(Env, source, 'media');
+}

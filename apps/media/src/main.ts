@@ -1,0 +1,63 @@
+import { Client, Connection } from '@temporalio/client';
+import { coreConfigFromEnv, localRecordingStore, systemClock, systemResolver } from '@voice/core';
+import { createDb } from '@voice/db';
+import { createWorkflowStarter } from '@voice/workflows/starters';
+import pino from 'pino';
+import { loadEnv } from './env';
+import { openAiLanguageModel } from './providers/llm';
+import { deepgramSpeechToText } from './providers/stt';
+import { espeakTextToSpeech } from './providers/tts';
+import { startMediaServer } from './server';
+
+const env = loadEnv();
+const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
+const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
+const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+const workflows = createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE);
+const core = {
+  db,
+  clock: systemClock,
+  resolveHost: systemResolver,
+  config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
+  workflows,
+};
+
+const server = await startMediaServer(
+  {
+    core,
+    providers: {
+      llm: openAiLanguageModel({
+        apiKey: env.OPENAI_API_KEY!,
+        ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
+        model: env.LLM_MODEL,
+        timeoutMs: env.LLM_TIMEOUT_MS,
+      }),
+      stt: deepgramSpeechToText({
+        apiKey: env.DEEPGRAM_API_KEY!,
+        ...(env.DEEPGRAM_BASE_URL ? { baseUrl: env.DEEPGRAM_BASE_URL } : {}),
+        model: env.DEEPGRAM_MODEL,
+        endpointingMs: env.STT_ENDPOINTING_MS,
+      }),
+      tts: espeakTextToSpeech,
+    },
+    limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
+    recordings: localRecordingStore(env.RECORDINGS_DIR),
+    endCall: (callId, request) => workflows.endCall(callId, request),
+    logger,
+  },
+  { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
+);
+logger.info(
+  { streams: server.url, llm: env.LLM_MODEL, stt: 'deepgram', tts: 'espeak-ng' },
+  'media server running',
+);
+
+const shutdown = async () => {
+  await server.stop();
+  await connection.close();
+  await db.$disconnect();
+  logger.info('media server stopped');
+};
+process.once('SIGTERM', () => void shutdown());
+process.once('SIGINT', () => void shutdown());

@@ -1,0 +1,75 @@
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+
+/** What the model says, as it streams: words to speak, or a tool it calls (once its arguments are whole). */
+export type LlmEvent =
+  { type: 'text'; text: string } | { type: 'tool'; name: string; arguments: Record<string, unknown> };
+
+export type LlmMessage = ChatCompletionMessageParam;
+export type LlmTool = ChatCompletionTool;
+
+export interface LanguageModel {
+  /** The model's next turn, streamed; aborting the signal stops it. */
+  reply(messages: LlmMessage[], tools: LlmTool[], signal: AbortSignal): AsyncIterable<LlmEvent>;
+  /** One answer in JSON that follows the schema (structured output), for post-call analysis. */
+  structured(
+    messages: LlmMessage[],
+    schema: { name: string; schema: Record<string, unknown> },
+  ): Promise<unknown>;
+}
+
+export interface OpenAiSettings {
+  apiKey: string;
+  /** Any OpenAI-compatible endpoint; OpenAI's own when omitted. */
+  baseUrl?: string;
+  model: string;
+  /** How long a request may take before it counts as failed. */
+  timeoutMs: number;
+}
+
+/** An OpenAI-compatible chat-completions endpoint through the official `openai` package. */
+export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
+  const client = new OpenAI({
+    apiKey: settings.apiKey,
+    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+    timeout: settings.timeoutMs,
+    // A caller is waiting: one quick retry at most, then the session's own fallback.
+    maxRetries: 1,
+  });
+  return {
+    async *reply(messages, tools, signal) {
+      const stream = await client.chat.completions.create(
+        { model: settings.model, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) },
+        { signal },
+      );
+      const calls: { name: string; arguments: string }[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta;
+        if (!delta) continue;
+        if (delta.content) yield { type: 'text', text: delta.content };
+        for (const call of delta.tool_calls ?? []) {
+          const entry = (calls[call.index] ??= { name: '', arguments: '' });
+          entry.name += call.function?.name ?? '';
+          entry.arguments += call.function?.arguments ?? '';
+        }
+      }
+      for (const call of calls) {
+        let args: Record<string, unknown> = {};
+        try {
+          args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
+        } catch {
+          // A model that wrote broken arguments called the tool with none.
+        }
+        yield { type: 'tool', name: call.name, arguments: args };
+      }
+    },
+    async structured(messages, { name, schema }) {
+      const completion = await client.chat.completions.create({
+        model: settings.model,
+        messages,
+        response_format: { type: 'json_schema', json_schema: { name, schema, strict: true } },
+      });
+      return JSON.parse(completion.choices[0]?.message.content ?? 'null') as unknown;
+    },
+  };
+}

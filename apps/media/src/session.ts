@@ -1,0 +1,466 @@
+import type { TranscriptEntry } from '@voice/core';
+import type { LanguageModel, LlmMessage, LlmTool } from './providers/llm';
+import type { SpeechToText, SttStream } from './providers/stt';
+import type { TextToSpeech } from './providers/tts';
+import { FRAME_BYTES, FRAME_MS, type TwilioLine } from './twilio-line';
+
+/**
+ * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
+ * language model, spoken through text-to-speech onto the line. The welcome message opens (or, without
+ * one, the model does); the caller's end of utterance gives the model its turn; a caller who speaks
+ * over the agent cuts it off (barge-in: the line is cleared and the agent's turn keeps only what was
+ * played). The model may end the call, transfer it or collect variables through its tools. Silence
+ * and the maximum duration end the call politely; a failing provider gets a spoken apology, never
+ * silence.
+ */
+
+export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred';
+
+export interface ConversationResult {
+  end: ConversationEnd;
+  transcript: TranscriptEntry[];
+  varsCollected: Record<string, string | Record<string, string>[]>;
+  /** Provider failures met on the way (kinds only: never keys, never audio). */
+  failures: string[];
+}
+
+/**
+ * Where the conversation's end goes: stored, then the carrier asked to end the call as the result
+ * says (hang up, transfer; nothing when the caller hung up), through the call's workflow.
+ */
+export type ConversationEnded = (result: ConversationResult) => Promise<void>;
+
+export interface SessionAgent {
+  language: string;
+  voice: string;
+  /** The prompt and welcome message with the call's variables filled in. */
+  prompt: string;
+  welcomeMessage: string;
+  endCallEnabled: boolean;
+  endCallCondition: string;
+  transferEnabled: boolean;
+}
+
+export interface SessionProviders {
+  llm: LanguageModel;
+  stt: SpeechToText;
+  tts: TextToSpeech;
+}
+
+export interface SessionLimits {
+  /** The caller silent this long after the agent finished: the agent says goodbye and hangs up. */
+  silenceTimeoutMs: number;
+  maxDurationMs: number;
+}
+
+const SENTENCE_END = /[.!?…。؟]["')\]]*\s+|\n+/;
+
+const FALLBACK = 'Sorry, I am having trouble hearing you right now. Could you say that again?';
+const STT_LOST = 'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.';
+const SILENCE_GOODBYE = 'I have not heard from you, so I will end the call now. Goodbye.';
+const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
+/** The model failing this many turns in a row ends the call. */
+const MAX_LLM_FAILURES = 2;
+/** Tool round trips the model may chain (collect_variable) before it must speak. */
+const MAX_TOOL_ROUNDS = 4;
+
+interface AgentTurn {
+  entry: TranscriptEntry | null;
+  /** Sentences queued on the line, in order, with their marks. */
+  sentences: { text: string; mark: string; played: boolean }[];
+  abort: AbortController;
+  /** What the model is told the agent said in this turn, once it has said it. */
+  said: { role: 'assistant'; content: string } | null;
+  /** Resolves when every queued sentence has been synthesized and queued. */
+  queued: Promise<void>;
+}
+
+/** Whole sentences of the text so far (each spoken as soon as it is complete), and the rest. */
+export function splitSentences(text: string): { sentences: string[]; rest: string } {
+  const sentences: string[] = [];
+  let rest = text;
+  for (let match = SENTENCE_END.exec(rest); match; match = SENTENCE_END.exec(rest)) {
+    const sentence = rest.slice(0, match.index + match[0].length).trim();
+    rest = rest.slice(match.index + match[0].length);
+    if (sentence) sentences.push(sentence);
+  }
+  return { sentences, rest };
+}
+
+export function conversationTools(agent: SessionAgent): LlmTool[] {
+  const tools: LlmTool[] = [
+    {
+      type: 'function',
+      function: {
+        name: 'collect_variable',
+        description:
+          'Record information the caller gave. Use `value` for a single value, or `items` for a list of entries.',
+        parameters: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', description: 'The variable name' },
+            value: { type: 'string' },
+            items: { type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } },
+          },
+          required: ['name'],
+        },
+      },
+    },
+  ];
+  if (agent.endCallEnabled)
+    tools.push({
+      type: 'function',
+      function: {
+        name: 'end_call',
+        description: `End the call after saying goodbye.${agent.endCallCondition ? ` End it when: ${agent.endCallCondition}` : ''}`,
+        parameters: {
+          type: 'object',
+          properties: {
+            goal_reached: {
+              type: 'boolean',
+              description: 'Whether the call achieved its purpose (false: ended for another reason)',
+            },
+            reason: { type: 'string' },
+          },
+          required: ['goal_reached'],
+        },
+      },
+    });
+  if (agent.transferEnabled)
+    tools.push({
+      type: 'function',
+      function: {
+        name: 'transfer_call',
+        description: 'Transfer the caller to a human colleague, after telling them so.',
+        parameters: { type: 'object', properties: {} },
+      },
+    });
+  return tools;
+}
+
+export class ConversationSession {
+  readonly transcript: TranscriptEntry[] = [];
+  readonly varsCollected: Record<string, string | Record<string, string>[]> = {};
+  readonly failures: string[] = [];
+  /** The caller's audio, one 20 ms frame per entry, in arrival order. */
+  readonly callerFrames: Buffer[] = [];
+  private readonly history: LlmMessage[] = [];
+  private readonly tools: LlmTool[];
+  private stt: SttStream | null = null;
+  private turn: AgentTurn | null = null;
+  private marks = 0;
+  private llmFailures = 0;
+  /** When the caller's utterance in progress began (ms from the start). */
+  private callerStartedAt: number | null = null;
+  private silenceTimer: NodeJS.Timeout | null = null;
+  private limitTimer: NodeJS.Timeout | null = null;
+  private ending: Promise<ConversationResult> | null = null;
+  private resolveEnd!: (end: ConversationEnd) => void;
+  /** Resolves with how the conversation ended, once it has. */
+  readonly ended: Promise<ConversationEnd>;
+
+  constructor(
+    private readonly line: TwilioLine,
+    private readonly agent: SessionAgent,
+    private readonly providers: SessionProviders,
+    private readonly onEnded: ConversationEnded,
+    private readonly limits: SessionLimits,
+    private readonly startedAt: number = Date.now(),
+  ) {
+    this.tools = conversationTools(agent);
+    this.ended = new Promise((resolve) => (this.resolveEnd = resolve));
+    line.onChunkSent = (mark) => {
+      for (const sentence of this.turn?.sentences ?? []) if (sentence.mark === mark) sentence.played = true;
+    };
+    line.onIdle = () => this.armSilenceTimer();
+  }
+
+  private now(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  async start(): Promise<void> {
+    this.history.push({ role: 'system', content: this.agent.prompt || 'You are a helpful phone agent.' });
+    this.limitTimer = setTimeout(
+      () => void this.sayAndEnd(TIME_LIMIT_GOODBYE, 'agent_hangup'),
+      this.limits.maxDurationMs,
+    );
+    try {
+      this.stt = await this.providers.stt.open(
+        { language: this.agent.language },
+        {
+          speech: () => this.callerSpeaking(),
+          utterance: (text) => void this.callerSaid(text),
+          failed: (reason) => void this.sttFailed(reason),
+        },
+      );
+    } catch (error) {
+      return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
+    }
+    if (this.agent.welcomeMessage) await this.speak(this.agent.welcomeMessage);
+    else await this.respond();
+  }
+
+  /** 20 ms of the caller's audio from the line. */
+  hear(audio: Buffer): void {
+    this.callerFrames.push(audio);
+    this.stt?.send(audio);
+  }
+
+  /** The caller hung up (the stream stopped). */
+  hungUp(): Promise<ConversationResult> {
+    return this.finish('user_hangup');
+  }
+
+  private callerSpeaking() {
+    this.clearSilenceTimer();
+    this.callerStartedAt ??= this.now();
+    const turn = this.turn;
+    if (!turn || this.ending) return;
+    // Barge-in: the caller talks over the agent, who stops at once.
+    if (this.line.speaking) {
+      this.line.clear();
+      this.cutTurn(turn);
+    }
+  }
+
+  private async callerSaid(text: string) {
+    if (this.ending) return;
+    this.clearSilenceTimer();
+    // A caller's entry is timed from when the caller started to speak.
+    this.transcript.push({ role: 'caller', content: text, timestamp_ms: this.callerStartedAt ?? this.now() });
+    this.callerStartedAt = null;
+    this.history.push({ role: 'user', content: text });
+    // The caller spoke before the agent answered: that answer is dropped for one to everything said.
+    if (this.turn) this.cutTurn(this.turn);
+    await this.respond();
+  }
+
+  /** Ends the agent's turn where the caller heard it end. */
+  private cutTurn(turn: AgentTurn) {
+    turn.abort.abort();
+    if (this.turn === turn) this.turn = null;
+    const heard: string[] = [];
+    for (const sentence of turn.sentences) {
+      if (sentence.played) {
+        heard.push(sentence.text);
+        continue;
+      }
+      const progress = this.line.sentOf(sentence.mark);
+      if (progress && progress.sent > 0) {
+        // Part of this sentence was played: its words in proportion.
+        const words = sentence.text.split(/\s+/);
+        heard.push(words.slice(0, Math.floor((words.length * progress.sent) / progress.total)).join(' '));
+      }
+      break;
+    }
+    const spoken = heard.join(' ').trim();
+    if (turn.entry) {
+      if (spoken) turn.entry.content = spoken;
+      else this.transcript.splice(this.transcript.indexOf(turn.entry), 1);
+    }
+    if (!turn.said) return this.rememberSaid(turn, spoken);
+    if (spoken) turn.said.content = spoken;
+    else this.history.splice(this.history.indexOf(turn.said), 1);
+  }
+
+  /** Tells the model what the agent said in the turn (cut short later if the caller barges in). */
+  private rememberSaid(turn: AgentTurn, text: string) {
+    if (!text || turn.said) return;
+    turn.said = { role: 'assistant', content: text };
+    this.history.push(turn.said);
+  }
+
+  private newTurn(): AgentTurn {
+    const turn: AgentTurn = {
+      entry: null,
+      sentences: [],
+      abort: new AbortController(),
+      said: null,
+      queued: Promise.resolve(),
+    };
+    this.turn = turn;
+    return turn;
+  }
+
+  /** Queues a sentence of the turn: synthesized in order, then onto the line. */
+  private say(turn: AgentTurn, text: string) {
+    const sentence = { text, mark: `m${++this.marks}`, played: false };
+    const audio = this.providers.tts
+      .synthesize(text, { language: this.agent.language, voice: this.agent.voice })
+      .catch((error: unknown) => {
+        this.failures.push(`text-to-speech: ${(error as Error).message}`);
+        return null;
+      });
+    turn.queued = turn.queued.then(async () => {
+      const speech = await audio;
+      if (turn.abort.signal.aborted || this.ending || !speech) return;
+      turn.entry ??= this.pushEntry('agent', '');
+      turn.entry.content = turn.entry.content ? `${turn.entry.content} ${text}` : text;
+      turn.sentences.push(sentence);
+      this.clearSilenceTimer();
+      this.line.play(speech, sentence.mark);
+    });
+  }
+
+  private pushEntry(role: 'agent' | 'caller', content: string): TranscriptEntry {
+    const entry = { role, content, timestamp_ms: this.now() };
+    this.transcript.push(entry);
+    return entry;
+  }
+
+  /** A fixed agent turn (the welcome message, a goodbye), not from the model: sentence by sentence. */
+  private async speak(text: string) {
+    const turn = this.newTurn();
+    const { sentences, rest } = splitSentences(text);
+    for (const sentence of [...sentences, rest.trim()]) if (sentence) this.say(turn, sentence);
+    await turn.queued;
+    if (!turn.abort.signal.aborted) this.rememberSaid(turn, text);
+  }
+
+  /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
+  private async respond(round = 0): Promise<void> {
+    const turn = this.newTurn();
+    const calls: { name: string; arguments: Record<string, unknown> }[] = [];
+    let pending = '';
+    let text = '';
+    try {
+      for await (const event of this.providers.llm.reply(this.history, this.tools, turn.abort.signal)) {
+        if (event.type === 'tool') {
+          calls.push(event);
+          continue;
+        }
+        text += event.text;
+        const split = splitSentences(pending + event.text);
+        pending = split.rest;
+        for (const sentence of split.sentences) this.say(turn, sentence);
+      }
+      if (pending.trim()) this.say(turn, pending.trim());
+      this.llmFailures = 0;
+    } catch (error) {
+      if (turn.abort.signal.aborted) return;
+      this.failures.push(`language model: ${(error as Error).message}`);
+      this.llmFailures += 1;
+      if (this.llmFailures >= MAX_LLM_FAILURES) return this.sayAndEnd(STT_LOST, 'agent_hangup');
+      this.say(turn, FALLBACK);
+      await turn.queued;
+      return;
+    }
+    await turn.queued;
+    if (turn.abort.signal.aborted) return;
+    if (calls.length === 0) this.rememberSaid(turn, text.trim());
+    if (calls.length > 0) await this.runTools(turn, text.trim(), calls, round);
+  }
+
+  private async runTools(
+    turn: AgentTurn,
+    text: string,
+    calls: { name: string; arguments: Record<string, unknown> }[],
+    round: number,
+  ) {
+    const ids = calls.map((_, index) => `call_${this.marks}_${index}`);
+    this.history.push({
+      role: 'assistant',
+      content: text || null,
+      tool_calls: calls.map((call, index) => ({
+        id: ids[index]!,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    });
+    let ending: ConversationEnd | null = null;
+    calls.forEach((call, index) => {
+      let result = 'ok';
+      if (call.name === 'collect_variable') result = this.collect(call.arguments);
+      else if (call.name === 'end_call' && this.agent.endCallEnabled)
+        ending = call.arguments.goal_reached === false ? 'agent_hangup' : 'ended';
+      else if (call.name === 'transfer_call' && this.agent.transferEnabled) ending = 'transferred';
+      else result = `error: no tool ${call.name}`;
+      this.history.push({ role: 'tool', tool_call_id: ids[index]!, content: result });
+    });
+    if (ending) {
+      await this.playedOut(turn);
+      await this.finish(ending);
+      return;
+    }
+    // Variables recorded: the model goes on (it may have more to say, or nothing until the caller speaks).
+    if (!text && round < MAX_TOOL_ROUNDS && this.turn === turn) await this.respond(round + 1);
+  }
+
+  private collect(args: Record<string, unknown>): string {
+    const name = typeof args.name === 'string' ? args.name.trim() : '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'error: name must be an identifier';
+    if (Array.isArray(args.items)) {
+      this.varsCollected[name] = args.items
+        .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
+        .map((item) => Object.fromEntries(Object.entries(item).map(([key, value]) => [key, String(value)])));
+      return 'ok';
+    }
+    if (typeof args.value !== 'string') return 'error: give value or items';
+    this.varsCollected[name] = args.value;
+    return 'ok';
+  }
+
+  /** Waits until the turn's speech has all gone out on the line. */
+  private async playedOut(turn: AgentTurn) {
+    await turn.queued;
+    while (this.line.speaking && !turn.abort.signal.aborted && !this.ending)
+      await new Promise((resolve) => setTimeout(resolve, FRAME_MS * 5));
+    // Twilio's own buffer plays its last frames.
+    await new Promise((resolve) => setTimeout(resolve, (FRAME_BYTES / 8) * 4));
+  }
+
+  private async sayAndEnd(text: string, end: ConversationEnd) {
+    if (this.ending) return;
+    if (this.turn) {
+      this.line.clear();
+      this.cutTurn(this.turn);
+    }
+    const turn = this.newTurn();
+    this.say(turn, text);
+    await this.playedOut(turn);
+    this.rememberSaid(turn, text);
+    await this.finish(end);
+  }
+
+  private async sttFailed(reason: string) {
+    if (this.ending) return;
+    this.failures.push(reason);
+    this.stt = null;
+    await this.sayAndEnd(STT_LOST, 'agent_hangup');
+  }
+
+  private armSilenceTimer() {
+    this.clearSilenceTimer();
+    if (this.ending) return;
+    this.silenceTimer = setTimeout(
+      () => void this.sayAndEnd(SILENCE_GOODBYE, 'agent_hangup'),
+      this.limits.silenceTimeoutMs,
+    );
+  }
+
+  private clearSilenceTimer() {
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.silenceTimer = null;
+  }
+
+  /** Ends the conversation once, with what it holds so far. */
+  finish(end: ConversationEnd): Promise<ConversationResult> {
+    this.ending ??= (async () => {
+      this.clearSilenceTimer();
+      if (this.limitTimer) clearTimeout(this.limitTimer);
+      this.turn?.abort.abort();
+      await this.stt?.close();
+      this.resolveEnd(end);
+      const result: ConversationResult = {
+        end,
+        transcript: this.transcript.filter((entry) => entry.content),
+        varsCollected: this.varsCollected,
+        failures: this.failures,
+      };
+      await this.onEnded(result);
+      return result;
+    })();
+    return this.ending;
+  }
+}

@@ -1,0 +1,41 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+
+/** Where recordings are kept: a local directory by default, an S3-compatible bucket in production. */
+export interface RecordingStore {
+  put(key: string, data: Buffer): Promise<void>;
+  /** The stored file as a stream with its size; null when there is none. */
+  get(key: string): Promise<{ body: Readable; size: number } | null>;
+}
+
+/** A recording's key: `<call id>.wav`, nothing that could reach outside the store. */
+export function recordingKeyFor(callId: string): string {
+  if (!/^[0-9a-f-]{36}$/i.test(callId)) throw new Error(`Not a call id: ${callId}`);
+  return `${callId.toLowerCase()}.wav`;
+}
+
+export function localRecordingStore(directory: string): RecordingStore {
+  const root = resolve(directory);
+  const pathOf = (key: string) => {
+    const path = resolve(join(root, key));
+    if (!path.startsWith(root + sep)) throw new Error(`Recording key outside the store: ${key}`);
+    return path;
+  };
+  return {
+    async put(key, data) {
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      // Written whole, then renamed: a reader never sees half a file.
+      await writeFile(`${path}.partial`, data);
+      await rename(`${path}.partial`, path);
+    },
+    async get(key) {
+      const path = pathOf(key);
+      const info = await stat(path).catch(() => null);
+      if (!info) return null;
+      return { body: createReadStream(path), size: info.size };
+    },
+  };
+}

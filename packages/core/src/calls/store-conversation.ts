@@ -1,0 +1,52 @@
+import type { CoreDeps } from '../deps';
+import type { TranscriptEntry } from './conversation';
+
+/** A live conversation's outcome, as the media server hands it over. */
+export interface ConversationRecord {
+  /** ended, agent_hangup, user_hangup or transferred. */
+  end: string;
+  transcript: TranscriptEntry[];
+  varsCollected: Record<string, string | Record<string, string>[]>;
+  recordingKey: string | null;
+  endedAt: Date;
+}
+
+/**
+ * The media server takes a call's audio stream: only once, and only while the call is in progress,
+ * so a second stream for the same call (a replayed token) gets nothing. False when refused.
+ */
+export async function startConversation({ db, clock }: CoreDeps, callId: string): Promise<boolean> {
+  const { count } = await db.call.updateMany({
+    where: { id: callId, mediaStartedAt: null, status: { in: ['initiated', 'ringing', 'ongoing'] } },
+    data: { mediaStartedAt: clock.now() },
+  });
+  return count === 1;
+}
+
+/**
+ * Stores the conversation on its call, once: the transcript, the collected variables (call-local
+ * `_` names dropped, never stored), how it ended and where its recording is.
+ */
+export async function storeConversation(
+  { db }: CoreDeps,
+  callId: string,
+  record: ConversationRecord,
+): Promise<void> {
+  const varsCollected = Object.fromEntries(
+    Object.entries(record.varsCollected).filter(([name]) => !name.startsWith('_')),
+  );
+  await db.call.updateMany({
+    where: { id: callId, conversationEndedAt: null },
+    data: {
+      transcript: record.transcript.map(({ role, content, timestamp_ms }) => ({
+        role,
+        content,
+        timestamp_ms,
+      })),
+      varsCollected,
+      conversationEndReason: record.end,
+      conversationEndedAt: record.endedAt,
+      recordingKey: record.recordingKey,
+    },
+  });
+}
