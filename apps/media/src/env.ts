@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
+import { LlmEnv } from '@voice/providers/llm-env';
 
 const Env = ServiceEnv.extend({
   MEDIA_HOST: z.string().default('127.0.0.1'),
   MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
-  /** The language model: any OpenAI-compatible chat-completions endpoint. */
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_BASE_URL: z.url().optional(),
-  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(8_000),
+  ...LlmEnv,
   /** Speech-to-text: Deepgram's live API. */
   DEEPGRAM_API_KEY: z.string().min(1).optional(),
   DEEPGRAM_BASE_URL: z.url().optional(),

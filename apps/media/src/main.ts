@@ -4,9 +4,12 @@ import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
 import { loadEnv } from './env';
-import { openAiLanguageModel } from './providers/llm';
-import { deepgramSpeechToText } from './providers/stt';
-import { espeakTextToSpeech } from './providers/tts';
+import {
+  deepgramSpeechToText,
+  espeakTextToSpeech,
+  llmSettingsFromEnv,
+  openAiLanguageModel,
+} from '@voice/providers';
 import { startMediaServer } from './server';
 
 const env = loadEnv();
@@ -27,12 +30,8 @@ const server = await startMediaServer(
   {
     core,
     providers: {
-      llm: openAiLanguageModel({
-        apiKey: env.OPENAI_API_KEY!,
-        ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
-        model: env.LLM_MODEL,
-        timeoutMs: env.LLM_TIMEOUT_MS,
-      }),
+      // The environment's check makes sure the key is there.
+      llm: openAiLanguageModel(llmSettingsFromEnv(env)!),
       stt: deepgramSpeechToText({
         apiKey: env.DEEPGRAM_API_KEY!,
         ...(env.DEEPGRAM_BASE_URL ? { baseUrl: env.DEEPGRAM_BASE_URL } : {}),
@@ -43,7 +42,6 @@ const server = await startMediaServer(
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
     recordings: localRecordingStore(env.RECORDINGS_DIR),
-    endCall: (callId, request) => workflows.endCall(callId, request),
     logger,
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },

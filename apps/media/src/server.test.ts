@@ -24,9 +24,7 @@ import {
 import { openMediaStream, type CalleeTurn, type MediaStream } from '@voice/twilio-emulator';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAiLanguageModel } from './providers/llm';
-import { deepgramSpeechToText } from './providers/stt';
-import { espeakTextToSpeech } from './providers/tts';
+import { openAiLanguageModel, deepgramSpeechToText, espeakTextToSpeech } from '@voice/providers';
 import { startMediaServer, type MediaServer } from './server';
 
 /**
@@ -46,6 +44,8 @@ interface Harness {
   llm: LlmEmulator;
   stt: SttEmulator;
   ends: { callId: string; request: ServiceEnd }[];
+  /** Calls whose workflow was told the conversation is stored. */
+  stored: string[];
 }
 let harness: Harness | undefined;
 const streams: MediaStream[] = [];
@@ -80,9 +80,20 @@ async function start(options: {
     transcript: (index) => options.heard[index] ?? '',
   });
   const ends: Harness['ends'] = [];
+  const stored: string[] = [];
   const server = await startMediaServer(
     {
-      core: deps,
+      core: {
+        ...deps,
+        workflows: {
+          ...deps.workflows,
+          endCall: async (callId, request) => {
+            ends.push({ callId, request });
+            return true;
+          },
+          conversationEnded: async (callId) => void stored.push(callId),
+        },
+      },
       providers: {
         llm: openAiLanguageModel({
           apiKey: 'sk-test',
@@ -100,15 +111,11 @@ async function start(options: {
       },
       limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
       recordings: localRecordingStore(recordingsDir),
-      endCall: async (callId, request) => {
-        ends.push({ callId, request });
-        return true;
-      },
       logger: pino({ level: 'silent' }),
     },
     { host: '127.0.0.1', port: 0 },
   );
-  harness = { server, llm, stt, ends };
+  harness = { server, llm, stt, ends, stored };
   return harness;
 }
 
@@ -201,6 +208,7 @@ describe('a conversation on the media server', () => {
 
     const row = await storedCall(callId);
     expect(harness!.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'ended' } }]);
+    expect(harness!.stored).toEqual([callId]);
     expect(row.conversationEndReason).toBe('ended');
     expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([
       ['agent', 'Hello Dana, this is the clinic.'],

@@ -38,8 +38,6 @@ export interface MediaServerDeps {
   providers: SessionProviders;
   limits: SessionLimits;
   recordings: RecordingStore;
-  /** The call's workflow ends the call at the carrier (hang up or transfer). */
-  endCall(callId: string, request: ServiceEnd): Promise<boolean>;
   logger: Logger;
 }
 
@@ -160,6 +158,10 @@ export async function startMediaServer(
           recordingKey,
           endedAt: deps.core.clock.now(),
         });
+        // The call's workflow may be waiting for it (the carrier reported the end already).
+        await deps.core.workflows
+          .conversationEnded(callId)
+          .catch((error: unknown) => log.warn({ err: error }, 'the call workflow was not told'));
         log.info(
           { end: result.end, turns: result.transcript.length, failures: result.failures },
           'conversation ended',
@@ -169,7 +171,7 @@ export async function startMediaServer(
           result.end === 'transferred'
             ? { action: 'transfer', destination: loaded.transferTo! }
             : { action: 'hang_up', reason: result.end };
-        await deps
+        await deps.core.workflows
           .endCall(callId, request)
           .catch((error: unknown) => log.error({ err: error }, 'the call could not be ended at the carrier'));
       };

@@ -1,7 +1,12 @@
 import type { TranscriptEntry } from '@voice/core';
-import type { LanguageModel, LlmMessage, LlmTool } from './providers/llm';
-import type { SpeechToText, SttStream } from './providers/stt';
-import type { TextToSpeech } from './providers/tts';
+import type {
+  LanguageModel,
+  LlmMessage,
+  LlmTool,
+  SpeechToText,
+  SttStream,
+  TextToSpeech,
+} from '@voice/providers';
 import { FRAME_BYTES, FRAME_MS, type TwilioLine } from './twilio-line';
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
+import { LlmEnv } from '@voice/providers/llm-env';
 
 const Env = ServiceEnv.extend({
   WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
@@ -18,6 +19,8 @@ const Env = ServiceEnv.extend({
   /** SMTP server for notification emails (`smtp://user:pass@host:587`); unset keeps them in the outbox. */
   SMTP_URL: z.url().optional(),
   MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
+  /** The language model that analyses live conversations after the call (docs/voice.md); unset: none. */
+  ...LlmEnv,
 }).superRefine((env, context) => {
   checkServiceEnv(env, context);
   // Twilio accounts come from the accounts' carrier connections; TWILIO_ACCOUNT_SID is the default

@@ -8,6 +8,8 @@ import {
   systemResolver,
 } from '@voice/core';
 import { createDb } from '@voice/db';
+import { openAiLanguageModel } from '@voice/providers/llm';
+import { llmSettingsFromEnv } from '@voice/providers/llm-env';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
@@ -17,6 +19,7 @@ import { createCarrier } from './carrier';
 import { createWorker, workflowCodeBeside } from './worker';
 
 const env = loadEnv();
+const llm = llmSettingsFromEnv(env);
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
 
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
@@ -33,6 +36,7 @@ const deps = {
   workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
   carrier: await createCarrier(env, { config, db, client, logger }),
   conversation: deterministicConversationEngine,
+  ...(llm ? { analyst: openAiLanguageModel(llm) } : {}),
   ...(env.SMTP_URL ? { mailer: createSmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) } : {}),
 };
 const workflowCode = workflowCodeBeside(import.meta.url);
@@ -57,6 +61,7 @@ logger.info(
     workflows: 'bundlePath' in workflowCode ? 'prebuilt bundle' : 'bundled from source',
     emails: env.SMTP_URL ? 'smtp' : 'outbox',
     carrier: env.CARRIER,
+    analysis: llm ? llm.model : 'none',
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
   },
   'worker running',

@@ -19,6 +19,8 @@ import {
   createSimulatedCarrier,
   deterministicConversationEngine,
   dialCall,
+  startConversation,
+  storeConversation,
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
@@ -131,6 +133,27 @@ await worker.runUntil(async () => {
   await deps.workflows.endCall(hungUp, { action: 'hang_up', reason: 'agent_hangup' });
   await client.workflow.getHandle(workflowIds.call(hungUp)).result();
   await save(workflowIds.call(hungUp), 'call.hung-up');
+
+  // A call with a live conversation: the carrier's end waits for the media server to store it (the
+  // conversationEnded signal), then the conversation is analysed.
+  const { call_id: live } = await dialCall(deps, {
+    accountId: account.id,
+    from_number: from,
+    to_number: '+14155550009',
+  });
+  await startConversation(deps, live);
+  while (!(await deps.db.call.findUniqueOrThrow({ where: { id: live } })).carrierEnd)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  await storeConversation(deps, live, {
+    end: 'user_hangup',
+    transcript: [{ role: 'agent', content: 'Hello.', timestamp_ms: 0 }],
+    varsCollected: {},
+    recordingKey: null,
+    endedAt: new Date(),
+  });
+  await deps.workflows.conversationEnded(live);
+  await client.workflow.getHandle(workflowIds.call(live)).result();
+  await save(workflowIds.call(live), 'call.conversation');
 
   // A campaign: paced dials, a busy contact retried once.
   const { body } = await createCampaign(deps, {

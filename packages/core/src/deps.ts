@@ -74,6 +74,8 @@ export interface WorkflowStarter {
   reportCarrierEvent(callId: string, event: CarrierEvent): Promise<void>;
   /** Asks a call's workflow to end the call (hang up, transfer); false when the workflow has finished. */
   endCall(callId: string, request: ServiceEnd): Promise<boolean>;
+  /** Tells a call's workflow the media server has stored its conversation (a no-op if it has finished). */
+  conversationEnded(callId: string): Promise<void>;
 }
 
 /** Everything a core function may touch, handed in by the app that calls it. */
@@ -103,4 +105,5 @@ export const deferredWorkflows: WorkflowStarter = {
   wakeCampaign: noTemporal,
   reportCarrierEvent: noTemporal,
   endCall: noTemporal,
+  conversationEnded: noTemporal,
 };

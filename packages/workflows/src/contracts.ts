@@ -51,6 +51,9 @@ export const carrierEventSignal = defineSignal<[CarrierEvent]>('carrierEvent');
 /** The service ends the call itself: an operator's hang-up or transfer, or the agent's decision. */
 export const endCallSignal = defineSignal<[ServiceEnd]>('endCall');
 
+/** The media server stored the call's conversation: the call may end now that the carrier has. */
+export const conversationEndedSignal = defineSignal('conversationEnded');
+
 /** Look at the campaign again: a call ended, contacts were added, or it was paused, resumed or canceled. */
 export const wakeCampaignSignal = defineSignal('wakeCampaign');
 

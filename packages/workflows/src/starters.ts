@@ -6,6 +6,7 @@ import {
   CallStatusAttribute,
   CampaignIdAttribute,
   carrierEventSignal,
+  conversationEndedSignal,
   endCallSignal,
   wakeCampaignSignal,
   workflowIds,
@@ -64,6 +65,13 @@ export function createWorkflowStarter(
         // The call has ended: its workflow is closed.
         if (error instanceof WorkflowNotFoundError) return false;
         throw error;
+      }
+    },
+    async conversationEnded(callId) {
+      try {
+        await client.workflow.getHandle(workflowIds.call(callId)).signal(conversationEndedSignal);
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
     },
     async startWebhookDelivery({ deliveryId, accountId, agentId, retryScheduleMs }) {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
   advanceCampaign,
+  analyzeCall,
   applyCarrierEvents,
   attemptDelivery,
   checkCall,
@@ -48,6 +49,7 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
     endCallAtCarrier(deps, callId, request),
   ),
   handleCallEnded: failPermanently((callId: string) => handleCallEnded(deps, callId)),
+  analyzeCall: failPermanently((callId: string) => analyzeCall(deps, callId)),
   attemptDelivery: failPermanently((deliveryId: string, number: number) =>
     attemptDelivery(deps, { deliveryId, number }),
   ),

@@ -18,6 +18,7 @@ import {
   AgentIdAttribute,
   CallStatusAttribute,
   carrierEventSignal,
+  conversationEndedSignal,
   endCallSignal,
   wakeCampaignSignal,
   workflowIds,
@@ -35,6 +36,17 @@ const { placeCall, checkCall, applyCarrierEvents, endCallAtCarrier, handleCallEn
     startToCloseTimeout: '30 seconds',
     retry,
   });
+// Post-call analysis asks a language model: a few tries over about half a minute, then the call ends
+// without it (the failure stays in the workflow's history).
+const { analyzeCall } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    maximumAttempts: 4,
+  },
+});
 const { failNotificationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
@@ -63,8 +75,12 @@ const MIN_CHECK_INTERVAL_MS = 50;
  */
 export const callWorkflow: CallWorkflow = async ({ callId }) => {
   // Executions started before carrier events polled the carrier on its schedule.
-  if (patched('carrier-events')) await followCarrier(callId);
-  else await pollCarrier(callId);
+  if (patched('carrier-events')) {
+    const ended = await followCarrier(callId);
+    // A live conversation is analysed before the call's webhooks go out; executions started before
+    // live conversations had none.
+    if (ended.analyze && patched('post-call-analysis')) await analyze(callId);
+  } else await pollCarrier(callId);
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
   // own workflow, which outlives this one. Notification emails are sent here, with retries.
   const ended = await handleCallEnded(callId);
@@ -105,25 +121,41 @@ function showStatus() {
   };
 }
 
-async function followCarrier(callId: string): Promise<void> {
+async function analyze(callId: string): Promise<void> {
+  try {
+    await analyzeCall(callId);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+  }
+}
+
+async function followCarrier(callId: string): Promise<CallProgress> {
   const events: CarrierEvent[] = [];
   setHandler(carrierEventSignal, (event) => void events.push(event));
   // The service ending the call itself (hang-up, transfer); executions started before it could had
   // no such signal.
   const ends: ServiceEnd[] = [];
   if (patched('service-end')) setHandler(endCallSignal, (request) => void ends.push(request));
+  // The media server storing the call's conversation, which a call the carrier has ended waits for;
+  // executions started before live conversations waited on their timer alone.
+  let conversationStored = false;
+  if (patched('conversation-ended'))
+    setHandler(conversationEndedSignal, () => void (conversationStored = true));
   const show = showStatus();
   let progress = await placeCall(callId);
   show(progress);
   while (!progress.terminal) {
-    const woken = await condition(
-      () => events.length > 0 || ends.length > 0,
+    await condition(
+      () => events.length > 0 || ends.length > 0 || conversationStored,
       Math.max(progress.nextCheckInMs, MIN_CHECK_INTERVAL_MS),
     );
+    conversationStored = false;
     if (ends.length > 0) progress = await endCallAtCarrier(callId, ends.shift()!);
-    else progress = woken ? await applyCarrierEvents(callId, events.splice(0)) : await checkCall(callId);
+    else if (events.length > 0) progress = await applyCarrierEvents(callId, events.splice(0));
+    else progress = await checkCall(callId);
     show(progress);
   }
+  return progress;
 }
 
 async function pollCarrier(callId: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Mailer } from '../notifications/mailer';
+import type { StructuredModel } from './analyze-call';
 import type { Carrier } from './carrier';
 import type { ConversationEngine } from './conversation';
 
@@ -8,4 +9,6 @@ export interface CallRuntime {
   conversation: ConversationEngine;
   /** SMTP for notification emails; without it they stay in the outbox table. */
   mailer?: Mailer;
+  /** The language model that analyses live conversations after the call; without it they stay unanalysed. */
+  analyst?: StructuredModel;
 }

@@ -21,6 +21,8 @@ export interface CallProgress {
    * the call stands (the safety net).
    */
   nextCheckInMs: number;
+  /** For an ended call: it held a live conversation, which post-call analysis reads. */
+  analyze?: boolean;
 }
 
 const ORDER: CallStatus[] = ['initiated', 'ringing', 'ongoing'];
@@ -34,6 +36,71 @@ async function loadCallForProgress(db: CoreDeps['db'], callId: string): Promise<
 }
 
 const done = (status: CallStatus): CallProgress => ({ status, terminal: true, nextCheckInMs: 0 });
+
+/**
+ * How long a call with a live conversation waits, once the carrier reported its end, for the media
+ * server to store the conversation (the caller hanging up reaches the carrier's callback and the media
+ * stream at about the same time); past it the conversation is taken as lost.
+ */
+export const CONVERSATION_GRACE_MS = 10_000;
+const CONVERSATION_CHECK_MS = 500;
+
+type CarrierEnd = Parameters<typeof finishCall>[2];
+
+/** The carrier's end as kept on the call (JSON), back in its own types. */
+function storedCarrierEnd(stored: unknown): CarrierEnd & { seenAt: Date } {
+  const end = stored as {
+    outcome: CarrierEnd['outcome'];
+    answeredAt: string | null;
+    endedAt: string;
+    answeredBy?: CarrierEnd['answeredBy'];
+    seenAt: string;
+  };
+  return {
+    outcome: end.outcome,
+    answeredAt: end.answeredAt ? new Date(end.answeredAt) : null,
+    endedAt: new Date(end.endedAt),
+    ...(end.answeredBy ? { answeredBy: end.answeredBy } : {}),
+    seenAt: new Date(end.seenAt),
+  };
+}
+
+/**
+ * The carrier reported the call's end: the call ends, unless its conversation is live on the media
+ * server and not stored yet; then the end is kept on the call and the workflow looks again shortly
+ * (or when the media server signals), until the conversation is stored or the grace time has passed.
+ */
+async function endWhenHeard(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  end: CarrierEnd,
+): Promise<CallProgress> {
+  if (!end.answeredAt || !call.mediaStartedAt) return done(await finishCall(deps, call, end));
+  if (call.conversationEndedAt) return { ...done(await finishCall(deps, call, end)), analyze: true };
+  const now = deps.clock.now();
+  let seenAt = now;
+  if (call.carrierEnd) seenAt = storedCarrierEnd(call.carrierEnd).seenAt;
+  else
+    await deps.db.call.update({
+      where: { id: call.id },
+      data: {
+        carrierEnd: {
+          ...end,
+          answeredAt: end.answeredAt.toISOString(),
+          endedAt: end.endedAt.toISOString(),
+          seenAt: now.toISOString(),
+        },
+      },
+    });
+  const waited = now.getTime() - seenAt.getTime();
+  if (waited >= CONVERSATION_GRACE_MS)
+    return done(await finishCall(deps, call, { ...end, conversationLost: true }));
+  return {
+    status: call.status,
+    terminal: false,
+    nextCheckInMs: Math.min(CONVERSATION_CHECK_MS, CONVERSATION_GRACE_MS - waited),
+  };
+}
 
 /**
  * Dials through the carrier at most once. The attempt is recorded before the carrier is asked; an
@@ -117,6 +184,7 @@ const awaitingEvents = (
 export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
+  if (call.carrierEnd) return endWhenHeard(deps, call, storedCarrierEnd(call.carrierEnd));
   if (!call.carrierCallId) return placeCall(deps, callId);
   return progress(deps, call, call.carrierCallId);
 }
@@ -140,7 +208,7 @@ async function progress(
       await advance(deps, call, 'ringing', 'ongoing', state.answeredAt);
       return inProgress('ongoing');
     case 'ended':
-      return done(await finishCall(deps, call, state));
+      return endWhenHeard(deps, call, state);
   }
 }
 
@@ -157,6 +225,8 @@ export async function applyCarrierEvents(
 ): Promise<CallProgress> {
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
+  // The carrier has reported the end already: later events change nothing.
+  if (call.carrierEnd) return endWhenHeard(deps, call, storedCarrierEnd(call.carrierEnd));
   const carrierCallId = call.carrierCallId ?? events[0]?.carrierCallId;
   if (!carrierCallId) return placeCall(deps, callId);
   if (!call.carrierCallId)
@@ -196,7 +266,7 @@ export async function applyCarrierEvents(
             ? new Date(answered.at)
             : (call.connectedAt ?? endedAt);
     }
-    return done(await finishCall(deps, call, { outcome: ended.outcome, answeredAt, endedAt, answeredBy }));
+    return endWhenHeard(deps, call, { outcome: ended.outcome, answeredAt, endedAt, answeredBy });
   }
   if (answeredBy && answeredBy !== call.answeredBy)
     await deps.db.call.update({ where: { id: callId }, data: { answeredBy } });
@@ -281,20 +351,15 @@ export async function endCallAtCarrier(
 /** The later of two in-progress statuses. */
 const later = (a: CallStatus, b: CallStatus) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a);
 
-/**
- * Moves a call forward (never back) and records the transition with its time, never before the call's
- * creation: carriers stamp their events to the second (Twilio's Timestamp), which can fall before the
- * millisecond the call was created.
- */
+/** Moves a call forward (never back) and records the transition at the carrier's time. */
 async function advance(
   { db }: CoreDeps,
-  call: Pick<Call, 'id' | 'createdAt'>,
+  call: Pick<Call, 'id'>,
   from: CallStatus,
   to: CallStatus,
-  carrierAt: Date,
+  at: Date,
 ): Promise<void> {
   if (ORDER.indexOf(to) <= ORDER.indexOf(from)) return;
-  const at = carrierAt < call.createdAt ? call.createdAt : carrierAt;
   await db.$transaction([
     db.call.updateMany({
       where: { id: call.id, status: { in: ORDER.slice(0, ORDER.indexOf(to)) } },

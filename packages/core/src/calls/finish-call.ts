@@ -25,15 +25,20 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
 }
 
 /**
- * How a connected call ended: as the service ended it (hang-up, transfer, voicemail) when it did,
- * otherwise as the carrier reports.
+ * How a connected call ended: as the service ended it (hang-up, transfer, voicemail) when it did; as
+ * its live conversation ended (the caller hanging up, the agent ending it); as the agent's when the
+ * conversation was lost (the media server gone); otherwise as the carrier reports.
  */
 function connectedOutcome(
   call: Call,
-  ended: { outcome: CarrierOutcome; answeredAt: Date | null },
+  ended: { outcome: CarrierOutcome; answeredAt: Date | null; conversationLost?: boolean },
 ): CarrierOutcome {
-  if (!ended.answeredAt || !call.serviceEndReason) return ended.outcome;
-  return call.serviceEndReason === 'agent_hangup' ? 'agent_hangup' : 'completed';
+  if (!ended.answeredAt) return ended.outcome;
+  if (call.serviceEndReason) return call.serviceEndReason === 'agent_hangup' ? 'agent_hangup' : 'completed';
+  if (ended.conversationLost) return 'agent_hangup';
+  if (call.conversationEndReason === 'user_hangup' || call.conversationEndReason === 'agent_hangup')
+    return call.conversationEndReason;
+  return ended.outcome;
 }
 
 /**
@@ -43,13 +48,25 @@ function connectedOutcome(
 export async function finishCall(
   deps: CoreDeps & CallRuntime,
   call: Call,
-  carrierEnd: { outcome: CarrierOutcome; answeredAt: Date | null; endedAt: Date; answeredBy?: AnsweredBy },
+  carrierEnd: {
+    outcome: CarrierOutcome;
+    answeredAt: Date | null;
+    endedAt: Date;
+    answeredBy?: AnsweredBy;
+    /** The call's live conversation was never stored: the media server is gone. */
+    conversationLost?: boolean;
+  },
 ): Promise<CallStatus> {
   const ended = { ...carrierEnd, outcome: connectedOutcome(call, carrierEnd) };
   const { status, reason } = terminalStatusFor(ended.outcome);
-  // A transferred call ends normally; its last transition says where it went.
+  // A transferred call ends normally, its last transition says where it went; a lost conversation says so.
   const endEventReason =
-    reason ?? (ended.answeredAt && call.serviceEndReason === 'transferred' ? 'transferred' : null);
+    reason ??
+    (ended.answeredAt && call.serviceEndReason === 'transferred'
+      ? 'transferred'
+      : ended.answeredAt && ended.conversationLost
+        ? 'conversation_lost'
+        : null);
   const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
   let analysis: ConversationColumns | null = null;
   if (ended.answeredAt) {
@@ -57,7 +74,9 @@ export async function finishCall(
       { status: 'ringing', reason: null, at: ended.answeredAt },
       { status: 'ongoing', reason: null, at: ended.answeredAt },
     );
-    analysis = await converse(deps, call, { ...ended, answeredAt: ended.answeredAt });
+    // A live conversation was stored by the media server; the engine holds the others.
+    if (!call.mediaStartedAt)
+      analysis = await converse(deps, call, { ...ended, answeredAt: ended.answeredAt });
   } else if (
     ended.outcome !== 'not_in_service' &&
     ended.outcome !== 'carrier_rejected' &&
@@ -82,11 +101,10 @@ export async function finishCall(
         vars_collected = COALESCE(${analysis?.varsCollected ?? null}::jsonb, vars_collected),
         detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender)
       WHERE id = ${call.id}::uuid AND status IN ('initiated', 'ringing', 'ongoing')
-      RETURNING id, created_at
+      RETURNING id
     ), logged AS (
-      -- Carriers stamp events to the second: none is recorded before the call was created.
       INSERT INTO call_events (id, call_id, status, reason, at)
-      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, GREATEST(e.at, ended.created_at)
+      SELECT gen_random_uuid(), ended.id, e.status::"CallStatus", e.reason, e.at
       FROM ended, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(status text, reason text, at timestamptz)
       ON CONFLICT (call_id, status) DO NOTHING
     )

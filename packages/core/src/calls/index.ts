@@ -18,3 +18,4 @@ export * from './twilio/incoming';
 export * from './media-stream-token';
 export * from './store-conversation';
 export * from './recording-store';
+export * from './analyze-call';

@@ -151,4 +151,5 @@ export const startsNothing: WorkflowStarter = {
   wakeCampaign: async () => {},
   reportCarrierEvent: async () => {},
   endCall: async () => true,
+  conversationEnded: async () => {},
 };

@@ -4,3 +4,6 @@ ALTER TABLE "calls" ADD COLUMN "media_started_at" TIMESTAMPTZ(3),
 ADD COLUMN "conversation_ended_at" TIMESTAMPTZ(3),
 ADD COLUMN "conversation_end_reason" TEXT,
 ADD COLUMN "recording_key" TEXT;
+
+-- AlterTable: the carrier's report of a call's end, kept while the call waits for its conversation.
+ALTER TABLE "calls" ADD COLUMN "carrier_end" JSONB;

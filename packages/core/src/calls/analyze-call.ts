@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { extractedVariables } from '../agents';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import type { TranscriptEntry } from './conversation';
+
+/** A language model's structured output: one answer in JSON that follows the schema. */
+export interface StructuredModel {
+  structured(
+    messages: { role: 'system' | 'user'; content: string }[],
+    schema: { name: string; schema: Record<string, unknown> },
+  ): Promise<unknown>;
+}
+
+/** The analysis's JSON schema: a summary, the caller's gender where the words tell, each extracted variable. */
+export function analysisSchema(variables: { name: string; description: string; required: boolean }[]) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['summary', 'detected_gender', 'vars_extracted'],
+    properties: {
+      summary: { type: 'string', description: 'Two or three sentences on what the call achieved' },
+      detected_gender: {
+        type: ['string', 'null'],
+        enum: ['male', 'female', null],
+        description: "The caller's gender where the conversation makes it plain; null otherwise",
+      },
+      vars_extracted: {
+        type: 'object',
+        additionalProperties: false,
+        // Strict structured output names every property; an optional variable may be null.
+        required: variables.map((variable) => variable.name),
+        properties: Object.fromEntries(
+          variables.map((variable) => [
+            variable.name,
+            { type: variable.required ? 'string' : ['string', 'null'], description: variable.description },
+          ]),
+        ),
+      },
+    },
+  };
+}
+
+function analysisOutput(variables: { name: string; required: boolean }[]) {
+  return z.object({
+    summary: z.string().min(1),
+    detected_gender: z.enum(['male', 'female']).nullable(),
+    vars_extracted: z.object(
+      Object.fromEntries(
+        variables.map((variable) => [variable.name, variable.required ? z.string() : z.string().nullable()]),
+      ),
+    ),
+  });
+}
+
+const transcriptText = (transcript: TranscriptEntry[]) =>
+  transcript
+    .filter((entry) => entry.role !== 'system')
+    .map((entry) => `${entry.role === 'agent' ? 'Agent' : 'Caller'}: ${entry.content}`)
+    .join('\n');
+
+/**
+ * Post-call analysis of a live conversation: the language model reads the transcript and answers in
+ * the schema built from the agent's `variables_extracted` (required ones never null), giving the
+ * summary, `vars_extracted` and `detected_gender`. Once per call (a call analysed already is left);
+ * an answer that does not follow the schema throws, to be retried like a provider failure.
+ */
+export async function analyzeCall(
+  deps: CoreDeps & { analyst?: StructuredModel },
+  callId: string,
+): Promise<{ analyzed: boolean }> {
+  const call = await deps.db.call.findUnique({ where: { id: callId }, include: { agent: true } });
+  if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
+  if (!call.conversationEndedAt || call.summary !== null || !call.agent || !deps.analyst)
+    return { analyzed: false };
+  const transcript = call.transcript as unknown as TranscriptEntry[];
+  if (transcript.length === 0) return { analyzed: false };
+  const variables = extractedVariables(call.agent);
+  const answer = await deps.analyst.structured(
+    [
+      {
+        role: 'system',
+        content:
+          "You analyse phone calls an AI agent held. Summarise the call, and extract the variables from what was said. Never invent a value: use null when the call does not give one.\n\nThe agent's instructions were:\n" +
+          call.agent.prompt,
+      },
+      { role: 'user', content: transcriptText(transcript) },
+    ],
+    { name: 'call_analysis', schema: analysisSchema(variables) },
+  );
+  const parsed = analysisOutput(variables).safeParse(answer);
+  if (!parsed.success) throw new Error(`The analysis did not follow its schema: ${parsed.error.message}`);
+  const extracted = Object.fromEntries(
+    Object.entries(parsed.data.vars_extracted).filter(([, value]) => typeof value === 'string'),
+  );
+  await deps.db.call.updateMany({
+    where: { id: callId, summary: null },
+    data: {
+      summary: parsed.data.summary,
+      varsExtracted: extracted,
+      detectedGender: parsed.data.detected_gender,
+    },
+  });
+  return { analyzed: true };
+}

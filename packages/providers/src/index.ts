@@ -1,0 +1,4 @@
+export * from './llm';
+export * from './stt';
+export * from './tts';
+export * from './llm-env';
