@@ -1,6 +1,8 @@
 // `pnpm dev`: the whole stack on embedded defaults. Database: DATABASE_URL, else PGlite under .data/pglite
 // served over the Postgres protocol. Temporal: TEMPORAL_ADDRESS, else a dev server (see packages/dev).
 // Then migrations, the demo seed, and the api and worker (through turbo, restarting on change).
+// `pnpm dev -- --voice` adds live conversations: the media server, calls through Twilio's protocol, and
+// the providers without a key set (Twilio, the language model, speech-to-text) as local emulators.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,12 +11,15 @@ import { deferredWorkflows, seedDemo, systemClock, systemResolver } from '@voice
 import { createDb } from '@voice/db';
 import { migrate } from '@voice/db/migrate';
 import { DATA_DIR, REPO_ROOT, startEmbeddedPostgres, startTemporal, type EmbeddedPostgres } from '@voice/dev';
+import { startVoiceDemo } from './voice-demo';
 
 const log = (message: string) => console.log(`[dev] ${message}`);
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 const apiPort = port('PORT', 3000);
 const workerHealthPort = port('WORKER_HEALTH_PORT', 3001);
+const mediaPort = port('MEDIA_PORT', 3002);
+const voice = process.argv.includes('--voice');
 const embeddedDbPort = port('DEV_DATABASE_PORT', 5433);
 const temporalPort = port('DEV_TEMPORAL_PORT', 7233);
 const temporalUiPort = port('DEV_TEMPORAL_UI_PORT', 8233);
@@ -69,19 +74,30 @@ const demo = await seedDemo(
 writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
 await db.$disconnect();
 
+const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`;
+const voiceDemo = voice ? await startVoiceDemo({ publicUrl, mediaPort, log }) : null;
 const childEnv = {
   ...process.env,
+  ...voiceDemo?.env,
   DATABASE_URL: databaseUrl,
   TEMPORAL_ADDRESS: temporal.address,
   JWT_SECRET: jwtSecret,
   SECRETS_KEY: secretsKey,
   PORT: String(apiPort),
-  PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`,
+  PUBLIC_URL: publicUrl,
   WORKER_HEALTH_PORT: String(workerHealthPort),
 };
 const apps = spawn(
   join(REPO_ROOT, 'node_modules', '.bin', 'turbo'),
-  ['run', 'dev', '--filter=@voice/api', '--filter=@voice/worker', '--ui=stream', '--log-prefix=task'],
+  [
+    'run',
+    'dev',
+    '--filter=@voice/api',
+    '--filter=@voice/worker',
+    ...(voice ? ['--filter=@voice/media'] : []),
+    '--ui=stream',
+    '--log-prefix=task',
+  ],
   { cwd: REPO_ROOT, env: childEnv, stdio: 'inherit' },
 );
 
@@ -107,6 +123,7 @@ if (await waitForApi()) {
       `  API:          ${apiUrl}   (REST under /functions/v1 and /v1, tRPC at /trpc, /openapi.json)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(not available for TEMPORAL_ADDRESS; set TEMPORAL_UI_URL)'}`,
       `  Demo API key: ${demo.apiKey}`,
+      ...(voiceDemo ? ['', ...voiceDemo.describe(apiUrl, demo.apiKey)] : []),
       '',
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/list-phone-numbers`,
       '  Press Ctrl-C to stop everything.',
@@ -129,6 +146,7 @@ async function stop(code: number) {
     await exited;
     clearTimeout(timer);
   }
+  await voiceDemo?.stop();
   await temporal.stop();
   await embedded?.stop();
   process.exit(code);

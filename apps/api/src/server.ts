@@ -112,12 +112,16 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
   app.get<{ Params: { call_id: string }; Querystring: { expires?: string; signature?: string } }>(
     '/recordings/:call_id',
     async (request, reply) => {
-      const audio = await getRecording(deps.core, {
+      const recording = await getRecording(deps.core, {
         callId: request.params.call_id,
         expires: request.query.expires ?? '',
         signature: request.query.signature ?? '',
       });
-      return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(audio);
+      return reply
+        .type('audio/wav')
+        .header('cache-control', 'private, max-age=3600')
+        .header('content-length', recording.size)
+        .send(recording.body);
     },
   );
 

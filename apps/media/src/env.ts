@@ -18,8 +18,6 @@ const Env = ServiceEnv.extend({
     .int()
     .min(1_000)
     .default(15 * 60_000),
-  /** Where recordings are written (the local recording store). */
-  RECORDINGS_DIR: z.string().default('.data/recordings'),
 }).superRefine((env, context) => {
   checkServiceEnv(env, context);
   for (const name of ['OPENAI_API_KEY', 'DEEPGRAM_API_KEY'] as const)

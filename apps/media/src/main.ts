@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { coreConfigFromEnv, localRecordingStore, systemClock, systemResolver } from '@voice/core';
+import { coreConfigFromEnv, recordingStoreFor, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
@@ -41,7 +41,7 @@ const server = await startMediaServer(
       tts: espeakTextToSpeech,
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
-    recordings: localRecordingStore(env.RECORDINGS_DIR),
+    recordings: recordingStoreFor(core.config),
     logger,
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },

@@ -53,6 +53,8 @@ export const ServiceEnv = z.object({
   TWILIO_API_BASE_URL: z.url().optional(),
   /** Where the carrier streams a call's audio (`wss://…/media/twilio`); from PUBLIC_URL when unset. */
   MEDIA_PUBLIC_URL: z.url().optional(),
+  /** The recording store: a directory the media server writes and the api reads (one path for both). */
+  RECORDINGS_DIR: z.string().min(1).default('.data/recordings'),
 });
 
 /** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */
@@ -90,6 +92,7 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
       concurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     },
     mediaStreamUrl: mediaStreamUrl(env.MEDIA_PUBLIC_URL, env.PUBLIC_URL ?? defaultPublicUrl),
+    recordingsDir: env.RECORDINGS_DIR,
     ...(env.TWILIO_API_BASE_URL ? { twilioApiBaseUrl: env.TWILIO_API_BASE_URL } : {}),
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
       ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }

@@ -32,6 +32,8 @@ export interface CoreConfig {
   rateLimits?: RateLimitDefaults;
   /** Where the carrier streams calls' audio: the media server's `wss://…/media/twilio`. */
   mediaStreamUrl?: string;
+  /** The directory of the recording store (live calls' recordings); `.data/recordings` when omitted. */
+  recordingsDir?: string;
   /**
    * The deployment's Twilio account, when it has one: numbers without a carrier connection of their
    * own go through it, and its auth token signs its callbacks.

@@ -14,7 +14,7 @@ import { childEnvironment } from './env';
  * deployed), and any other server a test starts and kills itself (a Temporal dev server).
  */
 
-type App = 'api' | 'worker';
+type App = 'api' | 'worker' | 'media';
 /**
  * `source`: src/main.ts through tsx; `compiled`: `node dist/main.js` in the workspace; `{ deployedIn }`:
  * `node dist/main.js` in `<deployedIn>/<app>`, a `pnpm deploy --prod` of it (see deployServices), with
@@ -219,6 +219,37 @@ export async function startWorker(
     }),
   );
   return Object.assign(service, { healthUrl });
+}
+
+export interface MediaProcess extends ServiceProcess {
+  /** Where the carrier streams a call's audio (MEDIA_PUBLIC_URL for the api and worker). */
+  streamUrl: string;
+  healthUrl: string;
+}
+
+/** The media server as a real process on `port` (a free one when omitted); resolves once /healthz answers. */
+export async function startMedia(
+  name: string,
+  env: Record<string, string>,
+  port?: number,
+  build: ServiceBuild = 'source',
+): Promise<MediaProcess> {
+  const mediaPort = port ?? (await freePort());
+  const healthUrl = `http://127.0.0.1:${mediaPort}/healthz`;
+  const service = spawnService(
+    'media',
+    name,
+    { ...env, MEDIA_HOST: '127.0.0.1', MEDIA_PORT: String(mediaPort) },
+    { build },
+  );
+  await untilReady(
+    service,
+    waitFor(`${name} to answer ${healthUrl} with 200`, 60_000, async () => {
+      const response = await fetch(healthUrl).catch(() => null);
+      return response?.status === 200;
+    }),
+  );
+  return Object.assign(service, { healthUrl, streamUrl: `ws://127.0.0.1:${mediaPort}/media/twilio` });
 }
 
 /** Stops every process given, whatever state it is in; never throws. */

@@ -1,2 +1,3 @@
 export * from './llm-emulator';
 export * from './stt-emulator';
+export * from './demo';

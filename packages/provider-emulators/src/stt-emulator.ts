@@ -47,6 +47,8 @@ export interface SttEmulator {
   /** The WebSocket base URL (`ws://…`), where `/v1/listen` is. */
   url: string;
   streams: SttStreamRecord[];
+  /** Faults for the streams opened from now on (a test may change them between calls). */
+  faults: { disconnectAfterMs?: number };
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,8 @@ function decoderFor(query: Record<string, string>): ((data: Buffer) => Int16Arra
 
 export async function startSttEmulator(options: SttEmulatorOptions): Promise<SttEmulator> {
   const streams: SttStreamRecord[] = [];
+  const faults: SttEmulator['faults'] =
+    options.disconnectAfterMs !== undefined ? { disconnectAfterMs: options.disconnectAfterMs } : {};
   const server = createServer((_, response) => {
     response.writeHead(404).end();
   });
@@ -121,6 +125,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
     const endpointing =
       query.endpointing === 'false' ? null : Number(query.endpointing ?? DEFAULT_ENDPOINTING_MS);
     const utteranceEndMs = query.utterance_end_ms ? Number(query.utterance_end_ms) : null;
+    const { disconnectAfterMs } = faults;
     const frameSamples = (sampleRate * FRAME_MS) / 1000;
     let pending = new Int16Array(0);
     let loudFrames = 0;
@@ -216,8 +221,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
           send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: lastWordEnd }),
         );
       }
-      if (options.disconnectAfterMs !== undefined && now >= options.disconnectAfterMs)
-        close(1011, 'emulated disconnect');
+      if (disconnectAfterMs !== undefined && now >= disconnectAfterMs) close(1011, 'emulated disconnect');
     }
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -272,6 +276,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
   return {
     url: `ws://127.0.0.1:${port}`,
     streams,
+    faults,
     async stop() {
       for (const client of wss.clients) client.terminate();
       wss.close();

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Db } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
@@ -6,6 +7,7 @@ import { callInclude, callTiming, toFullCall, toOlderFullCall, type CallRow } fr
 import { renderRecordingWav, signedRecordingUrl, verifyRecordingSignature } from './recordings';
 import type { FullCall } from './schemas';
 import type { TranscriptEntry } from './conversation';
+import { recordingStoreFor } from './recording-store';
 
 export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
 
@@ -50,11 +52,15 @@ export async function updateCallMetadata(
   return toOlderFullCall(row, signedRecordingUrl(deps.config, row, deps.clock.now()));
 }
 
-/** The recording behind a signed URL; no credentials needed, the signature is the authorization. */
+/**
+ * The recording behind a signed URL; no credentials needed, the signature is the authorization. A live
+ * call's is the media server's two-channel recording, streamed from the store; a simulated call's is
+ * rendered from its transcript.
+ */
 export async function getRecording(
   deps: CoreDeps,
   params: { callId: string; expires: string; signature: string },
-): Promise<Buffer> {
+): Promise<{ body: Buffer | Readable; size: number }> {
   if (!isUuid(params.callId) || !verifyRecordingSignature(deps.config, params, deps.clock.now())) {
     throw new AppError('FORBIDDEN', 'The recording link is invalid or has expired');
   }
@@ -63,7 +69,13 @@ export async function getRecording(
     include: callInclude,
   });
   if (!row || !row.connectedAt || !row.endedAt) throw new AppError('NOT_FOUND', 'Recording not found');
-  return renderRecordingWav(callTiming(row).duration, row.transcript as unknown as TranscriptEntry[]);
+  if (row.mediaStartedAt) {
+    const stored = row.recordingKey ? await recordingStoreFor(deps.config).get(row.recordingKey) : null;
+    if (!stored) throw new AppError('NOT_FOUND', 'Recording not found');
+    return stored;
+  }
+  const audio = renderRecordingWav(callTiming(row).duration, row.transcript as unknown as TranscriptEntry[]);
+  return { body: audio, size: audio.length };
 }
 
 /** Dashboard (JWT) users only: deleted calls vanish from lists, gets and counts. */

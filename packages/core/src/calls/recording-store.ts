@@ -16,6 +16,11 @@ export function recordingKeyFor(callId: string): string {
   return `${callId.toLowerCase()}.wav`;
 }
 
+/** The deployment's recording store. */
+export function recordingStoreFor(config: { recordingsDir?: string }): RecordingStore {
+  return localRecordingStore(config.recordingsDir ?? '.data/recordings');
+}
+
 export function localRecordingStore(directory: string): RecordingStore {
   const root = resolve(directory);
   const pathOf = (key: string) => {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import {
   deferredWorkflows,
@@ -17,13 +20,23 @@ import {
   SECRETS_KEY,
   serviceEnv,
   startApi,
+  startMedia,
   startWorker,
   stopAll,
   waitFor,
   type ApiProcess,
   type ApiResponse,
+  type MediaProcess,
   type WorkerProcess,
 } from '@voice/dev';
+import {
+  startLlmEmulator,
+  startSttEmulator,
+  type LlmEmulator,
+  type LlmEmulatorOptions,
+  type SttEmulator,
+  type SttEmulatorOptions,
+} from '@voice/provider-emulators';
 import { startTwilioEmulator, type EmulatorOptions, type TwilioEmulator } from '@voice/twilio-emulator';
 
 /** The number the seeded account dials from; its agent answers the account's inbound calls. */
@@ -35,6 +48,25 @@ export interface StackOptions {
   emulator?: EmulatorOptions;
   /** How long a call waits for a callback before fetching the call (CARRIER_SAFETY_NET_MS). */
   safetyNetMs?: number;
+  /** Hosts webhooks may use although not public (a receiver on loopback). */
+  webhookAllowedHosts?: string;
+  /**
+   * Live conversations: the media server, with the language model and speech-to-text at their
+   * emulators (their scripts given here), and the carrier emulator's media streams on.
+   */
+  voice?: {
+    llm: LlmEmulatorOptions['reply'];
+    stt: SttEmulatorOptions['transcript'];
+    media?: Record<string, string>;
+  };
+}
+
+/** The voice pipeline's parts of a stack. */
+export interface VoiceParts {
+  media: MediaProcess;
+  llm: LlmEmulator;
+  stt: SttEmulator;
+  recordingsDir: string;
 }
 
 /**
@@ -54,6 +86,7 @@ export class TelephonyStack {
     readonly seeded: Awaited<ReturnType<typeof seedAccount>>,
     private readonly temporal: Connection,
     readonly client: Client,
+    public voice: VoiceParts | null,
   ) {}
 
   static async start(name: string, temporalAddress: string, options: StackOptions = {}) {
@@ -66,13 +99,27 @@ export class TelephonyStack {
       workflows: deferredWorkflows,
     };
     const seeded = await seedAccount(deps, name, [FROM]);
-    const emulator = await startTwilioEmulator({ ringMs: 100, talkMs: 2_000, ...options.emulator });
+    const emulator = await startTwilioEmulator({
+      ringMs: 100,
+      talkMs: 2_000,
+      ...(options.voice ? { mediaStreams: true } : {}),
+      ...options.emulator,
+    });
     const port = await freePort();
+    const mediaPort = await freePort();
+    const voice = options.voice
+      ? {
+          llm: await startLlmEmulator({ apiKey: 'sk-telephony', reply: options.voice.llm }),
+          stt: await startSttEmulator({ apiKey: 'dg-telephony', transcript: options.voice.stt }),
+          recordingsDir: mkdtempSync(join(tmpdir(), 'recordings-')),
+        }
+      : null;
     const env = {
       ...serviceEnv({
         databaseUrl: database.url,
         temporalAddress,
         taskQueue: `telephony-${randomBytes(4).toString('hex')}`,
+        ...(options.webhookAllowedHosts ? { webhookAllowedHosts: options.webhookAllowedHosts } : {}),
       }),
       PORT: String(port),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -81,10 +128,22 @@ export class TelephonyStack {
       TWILIO_AUTH_TOKEN: emulator.authToken,
       TWILIO_API_BASE_URL: emulator.url,
       CARRIER_SAFETY_NET_MS: String(options.safetyNetMs ?? 60_000),
+      ...(voice
+        ? {
+            MEDIA_PUBLIC_URL: `ws://127.0.0.1:${mediaPort}/media/twilio`,
+            RECORDINGS_DIR: voice.recordingsDir,
+            OPENAI_API_KEY: 'sk-telephony',
+            OPENAI_BASE_URL: voice.llm.baseUrl,
+            LLM_TIMEOUT_MS: '3000',
+            DEEPGRAM_API_KEY: 'dg-telephony',
+            DEEPGRAM_BASE_URL: voice.stt.url,
+          }
+        : {}),
     };
-    const [api, worker] = await Promise.all([
+    const [api, worker, media] = await Promise.all([
       startApi(`${name} api`, env),
       startWorker(`${name} worker`, env),
+      voice ? startMedia(`${name} media`, { ...env, ...options.voice?.media }, mediaPort) : undefined,
     ]);
     const temporal = await Connection.connect({ address: temporalAddress });
     return new TelephonyStack(
@@ -97,6 +156,7 @@ export class TelephonyStack {
       seeded,
       temporal,
       new Client({ connection: temporal }),
+      voice && media ? { ...voice, media } : null,
     );
   }
 
@@ -167,12 +227,25 @@ export class TelephonyStack {
     this.worker = await startWorker(`${this.worker.name}`, this.env);
   }
 
+  async restartMedia(): Promise<void> {
+    const voice = this.voice!;
+    if (voice.media.running()) await voice.media.stop();
+    const port = Number(new URL(voice.media.healthUrl).port);
+    voice.media = await startMedia(voice.media.name, this.env, port);
+  }
+
   output(): string {
-    return [this.api, this.worker].map((service) => `--- ${service.name}\n${service.output()}`).join('\n');
+    return [this.api, this.worker, this.voice?.media]
+      .filter((service) => service !== undefined)
+      .map((service) => `--- ${service.name}\n${service.output()}`)
+      .join('\n');
   }
 
   async close(): Promise<void> {
-    await stopAll([this.api, this.worker]);
+    await stopAll([this.api, this.worker, this.voice?.media]);
+    await this.voice?.llm.stop();
+    await this.voice?.stt.stop();
+    if (this.voice) rmSync(this.voice.recordingsDir, { recursive: true, force: true });
     await this.emulator.close();
     await this.temporal.close();
     await this.database.drop();

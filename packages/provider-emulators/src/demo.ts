@@ -1,0 +1,56 @@
+import type { ChatRequest, LlmReply } from './llm-emulator';
+
+/**
+ * The offline demo's conversation (`pnpm dev -- --voice`): what the emulated callee says, what the
+ * speech-to-text emulator hears in it, and what the emulated model answers, so a call dialed on the
+ * demo stack holds a short appointment booking in which both sides really speak.
+ */
+
+export const DEMO_CALLEE_LINES = ['Hi, this is Dana.', 'Tuesday morning works for me.'];
+
+/** The callee's turns: a pause for the agent's welcome, each line, a pause for the agent's answer. */
+export const DEMO_CALLEE = [
+  { pauseMs: 6_000 },
+  { text: DEMO_CALLEE_LINES[0]! },
+  { pauseMs: 7_000 },
+  { text: DEMO_CALLEE_LINES[1]! },
+];
+
+export const demoTranscript = (utterance: number) =>
+  DEMO_CALLEE_LINES[utterance] ?? 'Sorry, could you repeat that?';
+
+interface AnalysisSchema {
+  properties?: { vars_extracted?: { properties?: Record<string, { type?: unknown }> } };
+}
+
+/** The demo model: two turns of the booking, then its structured analysis in the schema it is given. */
+export function demoModel(request: ChatRequest): LlmReply {
+  if (request.response_format?.json_schema) {
+    const schema = request.response_format.json_schema.schema as AnalysisSchema;
+    const variables = Object.entries(schema.properties?.vars_extracted?.properties ?? {});
+    return {
+      say: JSON.stringify({
+        summary: 'Dana booked an appointment for Tuesday morning.',
+        detected_gender: 'female',
+        vars_extracted: Object.fromEntries(
+          variables.map(([name, { type }]) => [name, type === 'string' ? 'Tuesday morning' : null]),
+        ),
+      }),
+    };
+  }
+  const callerTurns = request.messages.filter((message) => message.role === 'user').length;
+  if (callerTurns <= 1)
+    return {
+      say: 'Nice to meet you, Dana! Which day would suit you for your appointment?',
+      toolCalls: [{ name: 'collect_variable', arguments: { name: 'first_name', value: 'Dana' } }],
+      latencyMs: 300,
+    };
+  return {
+    say: 'Tuesday morning it is. Thank you, goodbye!',
+    toolCalls: [
+      { name: 'collect_variable', arguments: { name: 'appointment', value: 'Tuesday morning' } },
+      { name: 'end_call', arguments: { goal_reached: true, reason: 'appointment booked' } },
+    ],
+    latencyMs: 300,
+  };
+}

@@ -1,0 +1,262 @@
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { parseWav, rms, speak } from '@voice/audio';
+import { createVoiceClient } from '@voice/client';
+import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
+import { waitFor } from '@voice/dev';
+import type { ChatRequest, LlmReply } from '@voice/provider-emulators';
+import type { CalleeTurn } from '@voice/twilio-emulator';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TelephonyStack } from './support/stack';
+
+/**
+ * Live conversations end to end: a real api, worker and media server with Temporal; Twilio, the
+ * language model and speech-to-text emulated at their protocols; real audio both ways (the callee
+ * speaks eSpeak audio on the media stream, the agent speaks eSpeak NG through the media server).
+ */
+
+// Answers and stays on the line until the service hangs up.
+const HELD = '+14155550008';
+// Answers, talks for the emulator's talk time, then hangs up.
+const HANGS_UP = '+14155550009';
+
+const WELCOME = 'Hello, this is the dental clinic.';
+const SAID = ['Hi, this is Dana.', 'Tuesday morning works for me.'];
+
+/** What each callee says, by the number called (set per test). */
+let callee: CalleeTurn[] = [];
+/** The model's streamed answers in order, and its analysis. */
+let answers: LlmReply[] = [];
+let analysis: LlmReply = { status: 500 };
+let stack: TelephonyStack;
+let client: ReturnType<typeof createVoiceClient>;
+let receiver: WebhookReceiver;
+let welcomeMs = 0;
+/** Every call the suite placed, for the secret scan at the end. */
+const placed: string[] = [];
+
+const reply = (request: ChatRequest): LlmReply =>
+  request.response_format ? analysis : (answers.shift() ?? { say: 'Goodbye.' });
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  welcomeMs = (await speak(WELCOME)).length / 8;
+  stack = await TelephonyStack.start('Conversation', inject('temporalAddress'), {
+    emulator: { talkMs: 9_000, callee: () => callee },
+    webhookAllowedHosts: receiver.host,
+    voice: {
+      llm: reply,
+      stt: (index) => SAID[index] ?? 'Sorry?',
+      media: { CALL_SILENCE_TIMEOUT_MS: '60000' },
+    },
+  });
+  client = createVoiceClient({ baseUrl: stack.api.url, token: stack.seeded.key });
+  await client.agents.modify.mutate({
+    agent_id: stack.seeded.agent.id,
+    language: 'en',
+    prompt: 'You book dental appointments.',
+    welcome_message: WELCOME,
+    variables_extracted: [{ name: 'appointment_day', description: 'The day booked', required: true }],
+    webhooks: [
+      { name: 'receiver', url: `http://${receiver.host}/hook`, secret: 'whsec_Y29udmVyc2F0aW9ucy10ZXN0' },
+    ],
+  });
+}, 180_000);
+afterAll(async () => {
+  await stack?.close();
+  receiver?.close();
+});
+
+/** The call_ended webhook of a call, once it came. */
+async function callEnded(callId: string) {
+  let found: Record<string, unknown> | undefined;
+  await waitFor(`the call_ended webhook of ${callId}`, 30_000, async () => {
+    found = receiver.received
+      .map((request) => JSON.parse(request.body) as { event: string; call: Record<string, unknown> })
+      .find((body) => body.event === 'call_ended' && body.call.call_id === callId)?.call;
+    return found !== undefined;
+  });
+  return found!;
+}
+
+/** A workflow history as text, every payload decoded (payloads are stored as bytes). */
+function historyText(history: Parameters<typeof historyToJSON>[0]): string {
+  const json = historyToJSON(history);
+  const decoded = [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map(([, data]) =>
+    Buffer.from(data!, 'base64').toString('utf8'),
+  );
+  return [json.replace(/"data":\s*"[A-Za-z0-9+/=]+"/g, '"data": ""'), ...decoded].join('\n');
+}
+
+async function dial(to: string) {
+  const callId = await stack.dial(to);
+  placed.push(callId);
+  return callId;
+}
+
+const loudMs = (samples: Int16Array) => {
+  let loud = 0;
+  for (let at = 0; at + 160 <= samples.length; at += 160)
+    if (rms(samples.subarray(at, at + 160)) > 400) loud += 20;
+  return loud;
+};
+
+describe('a live conversation through Twilio', () => {
+  it('speaks, listens, collects, ends with end_call, and is analysed, transcribed and recorded', async () => {
+    callee = [{ pauseMs: welcomeMs + 2_000 }, { text: SAID[0]! }, { pauseMs: 5_000 }, { text: SAID[1]! }];
+    answers = [
+      {
+        say: 'Nice to meet you, Dana. Which day suits you?',
+        toolCalls: [{ name: 'collect_variable', arguments: { name: 'first_name', value: 'Dana' } }],
+      },
+      {
+        say: 'Tuesday morning it is. Goodbye!',
+        toolCalls: [{ name: 'end_call', arguments: { goal_reached: true, reason: 'booked' } }],
+      },
+    ];
+    analysis = {
+      say: JSON.stringify({
+        summary: 'Dana booked a dental appointment for Tuesday morning.',
+        detected_gender: 'female',
+        vars_extracted: { appointment_day: 'Tuesday' },
+      }),
+    };
+    const callId = await dial(HELD);
+    const row = await stack.ended(callId, 60_000);
+    expect(row.status).toBe('ended');
+
+    const call = await stack.getCall(callId);
+    expect(
+      (call.transcript as { role: string; content: string }[]).map(({ role, content }) => [role, content]),
+    ).toEqual([
+      ['agent', WELCOME],
+      ['caller', SAID[0]],
+      ['agent', 'Nice to meet you, Dana. Which day suits you?'],
+      ['caller', SAID[1]],
+      ['agent', 'Tuesday morning it is. Goodbye!'],
+    ]);
+    expect(call.vars_collected).toEqual({ first_name: 'Dana' });
+    expect(call.vars_extracted).toEqual({ appointment_day: 'Tuesday' });
+    expect(call.summary).toBe('Dana booked a dental appointment for Tuesday morning.');
+    expect(call.detected_gender).toBe('female');
+
+    // The callee heard the agent: Twilio was asked to complete the call after the goodbye.
+    const carrierCall = await stack.carrierCall(callId);
+    expect(carrierCall.updates).toEqual([{ Status: 'completed' }]);
+    const heard = carrierCall.stream!.record;
+    expect(heard.errors).toEqual([]);
+    expect(heard.audio().length / 8).toBeGreaterThan(welcomeMs);
+
+    // The recording: both sides, the agent on the right from the start, the caller on the left.
+    const recording = await fetch(call.recording_url as string);
+    expect(recording.status).toBe(200);
+    expect(recording.headers.get('content-type')).toBe('audio/wav');
+    const file = Buffer.from(await recording.arrayBuffer());
+    expect(file.readUInt16LE(22)).toBe(2);
+    const { samples: left } = parseWav(file);
+    const right = new Int16Array((file.length - 44) / 4);
+    for (let i = 0; i < right.length; i++) right[i] = file.readInt16LE(46 + i * 4);
+    expect(loudMs(right.subarray(0, welcomeMs * 8))).toBeGreaterThan(welcomeMs / 2);
+    expect(loudMs(left)).toBeGreaterThan(1_000);
+
+    // The webhook carries what the analysis found.
+    const webhook = await callEnded(callId);
+    expect(webhook).toMatchObject({
+      call_status: 'ended',
+      summary: call.summary,
+      vars_extracted: call.vars_extracted,
+    });
+  });
+
+  it('a callee who hangs up ends the call as user_hangup, with what was said kept', async () => {
+    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }];
+    answers = [{ say: 'Nice to meet you. How can I help?' }];
+    analysis = {
+      say: JSON.stringify({
+        summary: 'The caller hung up early.',
+        detected_gender: null,
+        vars_extracted: { appointment_day: '' },
+      }),
+    };
+    const callId = await dial(HANGS_UP);
+    const row = await stack.ended(callId, 60_000);
+    expect(row.status).toBe('user_hangup');
+    expect(row.conversationEndReason).toBe('user_hangup');
+    const call = await stack.getCall(callId);
+    expect((call.transcript as { role: string }[]).slice(0, 2).map((entry) => entry.role)).toEqual([
+      'agent',
+      'caller',
+    ]);
+    expect(call.summary).toBe('The caller hung up early.');
+  });
+
+  it('the model failing: the caller hears an apology, then a goodbye, and the call ends cleanly', async () => {
+    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }, { pauseMs: 9_000 }, { text: SAID[1]! }];
+    // A 500, then a request never answered (timed out): twice in a row.
+    answers = [{ status: 500 }, { status: 500 }, { hang: true }, { hang: true }];
+    analysis = { status: 500 };
+    const callId = await dial(HELD);
+    const row = await stack.ended(callId, 90_000);
+    expect(row.status).toBe('agent_hangup');
+    // The analysis fails for good (four tries): the call ended without it, and its webhook still goes out.
+    expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup', summary: null });
+    const call = await stack.getCall(callId);
+    const agentSaid = (call.transcript as { role: string; content: string }[])
+      .filter((entry) => entry.role === 'agent')
+      .map((entry) => entry.content);
+    expect(agentSaid).toHaveLength(3);
+    expect(agentSaid[1]).toMatch(/trouble/);
+    expect(agentSaid[2]).toMatch(/technical difficulties/);
+    expect(call.summary ?? null).toBeNull();
+  });
+
+  it('speech-to-text dropping mid-call: an apology, and the call ends with a reason', async () => {
+    stack.voice!.stt.faults.disconnectAfterMs = welcomeMs + 500;
+    callee = [{ pauseMs: 60_000 }];
+    try {
+      const callId = await dial(HELD);
+      const row = await stack.ended(callId, 60_000);
+      expect(row.status).toBe('agent_hangup');
+      const agentSaid = (row.transcript as { role: string; content: string }[]).map((entry) => entry.content);
+      expect(agentSaid.at(-1)).toMatch(/technical difficulties/);
+      expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
+    } finally {
+      delete stack.voice!.stt.faults.disconnectAfterMs;
+    }
+  });
+
+  it('the media server killed mid-call: the call ends as the agent’s, marked conversation_lost, and its webhook fires', async () => {
+    callee = [{ pauseMs: 60_000 }];
+    const callId = await dial(HELD);
+    await waitFor('the welcome to start playing', 30_000, async () => {
+      const { carrierCallId } = await stack.row(callId);
+      const stream = carrierCallId ? stack.emulator.call(carrierCallId)?.stream : null;
+      return (stream?.record.audio().length ?? 0) > 0;
+    });
+    await stack.voice!.media.kill();
+    try {
+      const row = await stack.ended(callId, 40_000);
+      expect(row.status).toBe('agent_hangup');
+      expect(row.events.find((event) => event.status === 'agent_hangup')?.reason).toBe('conversation_lost');
+      expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
+    } finally {
+      await stack.restartMedia();
+    }
+  });
+
+  it('never lets a provider key or audio into logs, responses or workflow histories', async () => {
+    const keys = ['sk-telephony', 'dg-telephony'];
+    const logs = stack.output();
+    for (const key of keys) expect(logs).not.toContain(key);
+    for (const callId of placed) {
+      const response = JSON.stringify(await stack.getCall(callId));
+      const history = historyText(await stack.client.workflow.getHandle(`call-${callId}`).fetchHistory());
+      for (const key of keys) {
+        expect(response).not.toContain(key);
+        expect(history).not.toContain(key);
+      }
+      // No audio: a history holds ids, statuses and times, never media (long runs of base64 or bytes).
+      expect(history).not.toMatch(/[A-Za-z0-9+/]{400,}/);
+      expect(history.length).toBeLessThan(200_000);
+    }
+  });
+});
