@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|webhooks|campaign|load|start-up] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|webhooks|campaign|load|start-up|voice] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -8,6 +8,7 @@ const benches = {
   campaign: './campaign',
   load: './load',
   'start-up': './start-up',
+  voice: './voice',
 } as const;
 const args = process.argv.slice(2);
 const serverFlag = args.indexOf('--server');
@@ -40,6 +41,7 @@ const built = spawnSync(
     '--filter=@voice/api',
     '--filter=@voice/worker',
     '--filter=@voice/cli',
+    '--filter=@voice/media',
     '--output-logs=errors-only',
   ],
   { cwd: root, stdio: 'inherit' },

@@ -6,13 +6,39 @@ import pino from 'pino';
 import { loadEnv } from './env';
 import {
   deepgramSpeechToText,
+  elevenLabsTextToSpeech,
   espeakTextToSpeech,
   llmSettingsFromEnv,
   openAiLanguageModel,
+  openAiTextToSpeech,
+  withFallback,
+  type TextToSpeech,
 } from '@voice/providers';
 import { startMediaServer } from './server';
 
 const env = loadEnv();
+// The environment's check makes sure the language model's key is there.
+const llm = llmSettingsFromEnv(env)!;
+
+/** The configured text-to-speech; a provider that fails a sentence has eSpeak NG speak it instead. */
+function textToSpeech(): TextToSpeech {
+  if (env.TTS_PROVIDER === 'espeak') return espeakTextToSpeech;
+  const provider =
+    env.TTS_PROVIDER === 'openai'
+      ? openAiTextToSpeech({ ...llm, model: env.OPENAI_TTS_MODEL, timeoutMs: env.TTS_TIMEOUT_MS })
+      : elevenLabsTextToSpeech({
+          apiKey: env.ELEVENLABS_API_KEY!,
+          ...(env.ELEVENLABS_BASE_URL ? { baseUrl: env.ELEVENLABS_BASE_URL } : {}),
+          model: env.ELEVENLABS_MODEL,
+          timeoutMs: env.TTS_TIMEOUT_MS,
+        });
+  return withFallback(provider, espeakTextToSpeech, (error) =>
+    logger.warn(
+      { provider: env.TTS_PROVIDER, error: error.message },
+      'text-to-speech failed; eSpeak NG spoke instead',
+    ),
+  );
+}
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
@@ -30,15 +56,14 @@ const server = await startMediaServer(
   {
     core,
     providers: {
-      // The environment's check makes sure the key is there.
-      llm: openAiLanguageModel(llmSettingsFromEnv(env)!),
+      llm: openAiLanguageModel(llm),
       stt: deepgramSpeechToText({
         apiKey: env.DEEPGRAM_API_KEY!,
         ...(env.DEEPGRAM_BASE_URL ? { baseUrl: env.DEEPGRAM_BASE_URL } : {}),
         model: env.DEEPGRAM_MODEL,
         endpointingMs: env.STT_ENDPOINTING_MS,
       }),
-      tts: espeakTextToSpeech,
+      tts: textToSpeech(),
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
     recordings: recordingStoreFor(core.config),
@@ -47,7 +72,7 @@ const server = await startMediaServer(
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );
 logger.info(
-  { streams: server.url, llm: env.LLM_MODEL, stt: 'deepgram', tts: 'espeak-ng' },
+  { streams: server.url, llm: env.LLM_MODEL, stt: 'deepgram', tts: env.TTS_PROVIDER },
   'media server running',
 );
 

@@ -24,7 +24,14 @@ import {
 import { openMediaStream, type CalleeTurn, type MediaStream } from '@voice/twilio-emulator';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAiLanguageModel, deepgramSpeechToText, espeakTextToSpeech } from '@voice/providers';
+import {
+  type TextToSpeech,
+  deepgramSpeechToText,
+  espeakTextToSpeech,
+  openAiLanguageModel,
+  openAiTextToSpeech,
+  withFallback,
+} from '@voice/providers';
 import { startMediaServer, type MediaServer } from './server';
 
 /**
@@ -73,6 +80,7 @@ async function start(options: {
   reply: (request: ChatRequest, index: number) => LlmReply;
   heard: string[];
   silenceTimeoutMs?: number;
+  tts?: TextToSpeech;
 }): Promise<Harness> {
   const llm = await startLlmEmulator({ apiKey: 'sk-test', reply: options.reply });
   const stt = await startSttEmulator({
@@ -107,7 +115,7 @@ async function start(options: {
           model: 'nova-2',
           endpointingMs: 300,
         }),
-        tts: espeakTextToSpeech,
+        tts: options.tts ?? espeakTextToSpeech,
       },
       limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
       recordings: localRecordingStore(recordingsDir),
@@ -227,6 +235,13 @@ describe('a conversation on the media server', () => {
     expect(stream.record.marks.length).toBeGreaterThanOrEqual(3);
     expect(stream.record.errors).toEqual([]);
 
+    // The figures: two answers timed, the pipeline's own share of each well under the whole.
+    const metrics = await (
+      await fetch(harness!.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics'))
+    ).text();
+    expect(metrics).toMatch(/^media_reply_latency_ms_count 2$/m);
+    expect(metrics).toMatch(/^media_reply_overhead_ms_count 2$/m);
+
     // The model saw the prompt, with the caller's words and the tool results.
     const [first, second] = harness!.llm.requests;
     expect(first!.messages[0]).toEqual({ role: 'system', content: 'You book appointments.' });
@@ -326,5 +341,35 @@ describe('a conversation on the media server', () => {
     expect(agentTurns[0]).toBe('Hi.');
     expect(agentTurns.length).toBe(3);
     expect(agentTurns.at(-1)).toMatch(/technical difficulties/);
+  });
+
+  it('speaks with eSpeak NG when the text-to-speech provider fails, rather than leave the caller in silence', async () => {
+    const speech = await startLlmEmulator({ apiKey: 'sk-test', reply: () => ({ say: '' }) });
+    speech.faults.speechStatus = 503;
+    const fallbacks: string[] = [];
+    try {
+      const provider = openAiTextToSpeech({
+        apiKey: 'sk-test',
+        baseUrl: speech.baseUrl,
+        model: 'tts',
+        timeoutMs: 2_000,
+      });
+      await start({
+        heard: [],
+        reply: () => ({ say: 'Hi.' }),
+        tts: withFallback(provider, espeakTextToSpeech, (error) => fallbacks.push(error.message)),
+      });
+      const callId = await answeredCall({ welcomeMessage: 'Hello, this is the clinic.' });
+      const stream = connect(callId, []);
+      await stream.opened;
+      await waitFor('the welcome to play', 15_000, async () =>
+        stream.record.marks.some((m) => m.echoedAt !== null),
+      );
+      expect(loudMs(mulawDecode(stream.record.played()))).toBeGreaterThan(500);
+      expect(speech.speechRequests.map((request) => request.input)).toContain('Hello, this is the clinic.');
+      expect(fallbacks.length).toBeGreaterThan(0);
+    } finally {
+      await speech.stop();
+    }
   });
 });

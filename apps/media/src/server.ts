@@ -13,6 +13,7 @@ import {
   type ServiceEnd,
 } from '@voice/core';
 import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   ConversationSession,
@@ -20,6 +21,7 @@ import {
   type SessionLimits,
   type SessionProviders,
 } from './session';
+import type { AudioTrack } from './audio-track';
 import { FrameClock, parseInbound, TwilioLine } from './twilio-line';
 
 /**
@@ -40,6 +42,66 @@ export interface MediaServerDeps {
   recordings: RecordingStore;
   logger: Logger;
 }
+
+/** Bucket bounds in ms: fine below 50 ms, where the pipeline's own overhead and frame lateness live. */
+const MS_BUCKETS = [
+  1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000,
+];
+
+/** The media server's figures, in Prometheus' text format at /metrics. */
+function mediaMetrics(conversations: () => number) {
+  const registry = new Registry();
+  const metrics = {
+    registry,
+    replyLatency: new Histogram({
+      name: 'media_reply_latency_ms',
+      help: "From the end of the caller's utterance (final transcript) to the first frame of the agent's answer",
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    replyOverhead: new Histogram({
+      name: 'media_reply_overhead_ms',
+      help: "The reply latency less the providers' time (the model's first sentence, its synthesis)",
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    tickLateness: new Histogram({
+      name: 'media_frame_tick_lateness_ms',
+      help: 'How late each 20 ms tick of the frame clock ran (every line sends its frame on the tick)',
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    framesLate: new Counter({
+      name: 'media_frames_late_total',
+      help: 'Agent audio frames sent more than 40 ms after their slot',
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'media_conversations',
+    help: 'Conversations in progress',
+    registers: [registry],
+    collect() {
+      this.set(conversations());
+    },
+  });
+  return metrics;
+}
+
+/** Runs `task` up to five times, waiting 200 ms, 400 ms, ... between tries. */
+async function withRetries<T>(task: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await task();
+    } catch (error) {
+      if (attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/** A frame this late or later is heard as a gap. */
+const LATE_FRAME_MS = 40;
 
 export interface MediaServer {
   url: string;
@@ -78,10 +140,8 @@ async function loadAgent(core: CoreDeps, callId: string) {
 }
 
 /** Both sides of the call, time-aligned frame by frame: the caller left, the agent right. */
-function recordingOf(callerFrames: Buffer[], agentFrames: (Buffer | null)[]): Buffer {
-  const silence = Buffer.alloc(160, 0xff);
-  const side = (frames: (Buffer | null)[]) => mulawDecode(Buffer.concat(frames.map((f) => f ?? silence)));
-  return writeWav(8000, [side(callerFrames), side(agentFrames)]);
+function recordingOf(caller: AudioTrack, agent: AudioTrack): Buffer {
+  return writeWav(8000, [mulawDecode(caller.toBuffer()), mulawDecode(agent.toBuffer())]);
 }
 
 export async function startMediaServer(
@@ -90,10 +150,22 @@ export async function startMediaServer(
 ): Promise<MediaServer> {
   const clock = new FrameClock();
   const sessions = new Set<ConversationSession>();
+  const metrics = mediaMetrics(() => sessions.size);
+  clock.onTick = (lateMs, lines) => {
+    metrics.tickLateness.observe(lateMs);
+    if (lateMs > LATE_FRAME_MS) metrics.framesLate.inc(lines);
+  };
   const server: Server = createServer((request, response) => {
     if (request.url === '/healthz') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ status: 'ok', conversations: sessions.size }));
+      return;
+    }
+    if (request.url === '/metrics') {
+      void metrics.registry.metrics().then((text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType });
+        response.end(text);
+      });
       return;
     }
     response.writeHead(404).end();
@@ -145,35 +217,41 @@ export async function startMediaServer(
       const log = deps.logger.child({ callId });
       const ended = async (result: ConversationResult) => {
         clock.remove(line);
-        sessions.delete(current);
-        let recordingKey: string | null = recordingKeyFor(callId);
         try {
-          await deps.recordings.put(recordingKey, recordingOf(current.callerFrames, line.agentFrames));
-        } catch (error) {
-          recordingKey = null;
-          result.failures.push(`recording: ${(error as Error).message}`);
+          let recordingKey: string | null = recordingKeyFor(callId);
+          try {
+            await deps.recordings.put(recordingKey, recordingOf(current.callerTrack, line.agentTrack));
+          } catch (error) {
+            recordingKey = null;
+            result.failures.push(`recording: ${(error as Error).message}`);
+          }
+          const record = { ...result, recordingKey, endedAt: deps.core.clock.now() };
+          // A database that blinks gets a few tries; the call is ended at the carrier either way.
+          await withRetries(() => storeConversation(deps.core, callId, record)).catch((error: unknown) =>
+            log.error({ err: error }, 'the conversation could not be stored'),
+          );
+          // The call's workflow may be waiting for it (the carrier reported the end already).
+          await deps.core.workflows
+            .conversationEnded(callId)
+            .catch((error: unknown) => log.warn({ err: error }, 'the call workflow was not told'));
+          log.info(
+            { end: result.end, turns: result.transcript.length, failures: result.failures },
+            'conversation ended',
+          );
+          if (result.end === 'user_hangup') return;
+          const request: ServiceEnd =
+            result.end === 'transferred'
+              ? { action: 'transfer', destination: loaded.transferTo! }
+              : { action: 'hang_up', reason: result.end };
+          await deps.core.workflows
+            .endCall(callId, request)
+            .catch((error: unknown) =>
+              log.error({ err: error }, 'the call could not be ended at the carrier'),
+            );
+        } finally {
+          // Until here the server's stop waits for it.
+          sessions.delete(current);
         }
-        await storeConversation(deps.core, callId, {
-          ...result,
-          recordingKey,
-          endedAt: deps.core.clock.now(),
-        });
-        // The call's workflow may be waiting for it (the carrier reported the end already).
-        await deps.core.workflows
-          .conversationEnded(callId)
-          .catch((error: unknown) => log.warn({ err: error }, 'the call workflow was not told'));
-        log.info(
-          { end: result.end, turns: result.transcript.length, failures: result.failures },
-          'conversation ended',
-        );
-        if (result.end === 'user_hangup') return;
-        const request: ServiceEnd =
-          result.end === 'transferred'
-            ? { action: 'transfer', destination: loaded.transferTo! }
-            : { action: 'hang_up', reason: result.end };
-        await deps.core.workflows
-          .endCall(callId, request)
-          .catch((error: unknown) => log.error({ err: error }, 'the call could not be ended at the carrier'));
       };
       const current: ConversationSession = new ConversationSession(
         line,
@@ -181,6 +259,10 @@ export async function startMediaServer(
         deps.providers,
         ended,
         deps.limits,
+        ({ latencyMs, overheadMs }) => {
+          metrics.replyLatency.observe(latencyMs);
+          metrics.replyOverhead.observe(overheadMs);
+        },
       );
       session = current;
       sessions.add(current);

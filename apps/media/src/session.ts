@@ -7,6 +7,7 @@ import type {
   SttStream,
   TextToSpeech,
 } from '@voice/providers';
+import { AudioTrack } from './audio-track';
 import { FRAME_BYTES, FRAME_MS, type TwilioLine } from './twilio-line';
 
 /**
@@ -52,6 +53,14 @@ export interface SessionProviders {
   tts: TextToSpeech;
 }
 
+/** How long the caller waited for the agent's answer, and the pipeline's own share of it (ms). */
+export interface ReplyTiming {
+  /** From the end of the caller's utterance (the final transcript) to the answer's first frame sent. */
+  latencyMs: number;
+  /** That, less the providers' time: the model writing the first sentence, speech synthesising it. */
+  overheadMs: number;
+}
+
 export interface SessionLimits {
   /** The caller silent this long after the agent finished: the agent says goodbye and hangs up. */
   silenceTimeoutMs: number;
@@ -78,6 +87,8 @@ interface AgentTurn {
   said: { role: 'assistant'; content: string } | null;
   /** Resolves when every queued sentence has been synthesized and queued. */
   queued: Promise<void>;
+  /** For an answer to the caller: when the caller's words came, and the providers' time so far. */
+  timing: { heardAt: number; askedAt: number; providerMs: number; firstMark: string | null } | null;
 }
 
 /** Whole sentences of the text so far (each spoken as soon as it is complete), and the rest. */
@@ -147,8 +158,8 @@ export class ConversationSession {
   readonly transcript: TranscriptEntry[] = [];
   readonly varsCollected: Record<string, string | Record<string, string>[]> = {};
   readonly failures: string[] = [];
-  /** The caller's audio, one 20 ms frame per entry, in arrival order. */
-  readonly callerFrames: Buffer[] = [];
+  /** The caller's audio, in arrival order. */
+  readonly callerTrack = new AudioTrack();
   private readonly history: LlmMessage[] = [];
   private readonly tools: LlmTool[];
   private stt: SttStream | null = null;
@@ -170,6 +181,7 @@ export class ConversationSession {
     private readonly providers: SessionProviders,
     private readonly onEnded: ConversationEnded,
     private readonly limits: SessionLimits,
+    private readonly onReply: (timing: ReplyTiming) => void = () => {},
     private readonly startedAt: number = Date.now(),
   ) {
     this.tools = conversationTools(agent);
@@ -178,6 +190,12 @@ export class ConversationSession {
       for (const sentence of this.turn?.sentences ?? []) if (sentence.mark === mark) sentence.played = true;
     };
     line.onIdle = () => this.armSilenceTimer();
+    line.onChunkStarted = (mark) => {
+      const timing = this.turn?.timing;
+      if (!timing || timing.firstMark !== mark) return;
+      const latencyMs = performance.now() - timing.heardAt;
+      this.onReply({ latencyMs, overheadMs: latencyMs - timing.providerMs });
+    };
   }
 
   private now(): number {
@@ -208,7 +226,7 @@ export class ConversationSession {
 
   /** 20 ms of the caller's audio from the line. */
   hear(audio: Buffer): void {
-    this.callerFrames.push(audio);
+    this.callerTrack.append(audio);
     this.stt?.send(audio);
   }
 
@@ -230,6 +248,7 @@ export class ConversationSession {
   }
 
   private async callerSaid(text: string) {
+    const heardAt = performance.now();
     if (this.ending) return;
     this.clearSilenceTimer();
     // A caller's entry is timed from when the caller started to speak.
@@ -238,7 +257,7 @@ export class ConversationSession {
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     if (this.turn) this.cutTurn(this.turn);
-    await this.respond();
+    await this.respond(0, heardAt);
   }
 
   /** Ends the agent's turn where the caller heard it end. */
@@ -283,6 +302,7 @@ export class ConversationSession {
       abort: new AbortController(),
       said: null,
       queued: Promise.resolve(),
+      timing: null,
     };
     this.turn = turn;
     return turn;
@@ -291,12 +311,20 @@ export class ConversationSession {
   /** Queues a sentence of the turn: synthesized in order, then onto the line. */
   private say(turn: AgentTurn, text: string) {
     const sentence = { text, mark: `m${++this.marks}`, played: false };
+    const timing = turn.timing && turn.timing.firstMark === null ? turn.timing : null;
+    // The model's time to write the first sentence is the provider's, not the pipeline's.
+    const sentenceAt = performance.now();
+    if (timing) {
+      timing.firstMark = sentence.mark;
+      timing.providerMs += sentenceAt - timing.askedAt;
+    }
     const audio = this.providers.tts
       .synthesize(text, { language: this.agent.language, voice: this.agent.voice })
       .catch((error: unknown) => {
         this.failures.push(`text-to-speech: ${(error as Error).message}`);
         return null;
       });
+    if (timing) void audio.then(() => (timing.providerMs += performance.now() - sentenceAt));
     turn.queued = turn.queued.then(async () => {
       const speech = await audio;
       if (turn.abort.signal.aborted || this.ending || !speech) return;
@@ -324,8 +352,10 @@ export class ConversationSession {
   }
 
   /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
-  private async respond(round = 0): Promise<void> {
+  private async respond(round = 0, heardAt?: number): Promise<void> {
     const turn = this.newTurn();
+    const askedAt = performance.now();
+    if (heardAt !== undefined) turn.timing = { heardAt, askedAt, providerMs: 0, firstMark: null };
     const calls: { name: string; arguments: Record<string, unknown> }[] = [];
     let pending = '';
     let text = '';

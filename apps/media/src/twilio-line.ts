@@ -1,5 +1,6 @@
 import { MULAW_SILENCE } from '@voice/audio';
 import type { WebSocket } from 'ws';
+import { AudioTrack } from './audio-track';
 
 /**
  * The service's side of a Twilio Media Stream (`<Connect><Stream>`), as Twilio documents it: the
@@ -14,6 +15,7 @@ import type { WebSocket } from 'ws';
 
 export const FRAME_MS = 20;
 export const FRAME_BYTES = 160;
+const SILENT_FRAME = Buffer.alloc(FRAME_BYTES, MULAW_SILENCE);
 
 export interface StreamStart {
   streamSid: string;
@@ -78,14 +80,14 @@ interface Chunk {
 
 export class TwilioLine {
   private readonly queue: Chunk[] = [];
-  /** Every 20 ms tick of the line, the frame the agent sent (or null: silence). */
-  readonly agentFrames: (Buffer | null)[] = [];
+  /** What the agent said, frame by frame on the line's ticks (silence when it said nothing). */
+  readonly agentTrack = new AudioTrack();
   /** Called for each chunk once its last frame has gone out. */
   onChunkSent: (mark: string) => void = () => {};
   /** Called when the queue runs dry. */
   onIdle: () => void = () => {};
-  /** When each frame went out relative to when it was due, for the latency figures (ms). */
-  onFrameLateness: (lateMs: number) => void = () => {};
+  /** Called when the first frame of a chunk goes out (the agent starts saying it). */
+  onChunkStarted: (mark: string) => void = () => {};
 
   constructor(
     private readonly socket: WebSocket,
@@ -115,10 +117,10 @@ export class TwilioLine {
   }
 
   /** One tick of the shared clock: the next frame of speech, if any. */
-  tick(lateMs: number): void {
+  tick(): void {
     const chunk = this.queue[0];
     if (!chunk) {
-      this.agentFrames.push(null);
+      this.agentTrack.append(SILENT_FRAME);
       return;
     }
     const offset = chunk.sent * FRAME_BYTES;
@@ -126,9 +128,9 @@ export class TwilioLine {
     if (frame.length < FRAME_BYTES)
       frame = Buffer.concat([frame, Buffer.alloc(FRAME_BYTES - frame.length, MULAW_SILENCE)]);
     chunk.sent += 1;
-    this.agentFrames.push(frame);
+    this.agentTrack.append(frame);
     this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
-    this.onFrameLateness(lateMs);
+    if (chunk.sent === 1) this.onChunkStarted(chunk.mark);
     if (chunk.sent * FRAME_BYTES >= chunk.audio.length) {
       this.queue.shift();
       this.send({ event: 'mark', streamSid: this.streamSid, mark: { name: chunk.mark } });
@@ -148,6 +150,8 @@ export class TwilioLine {
  */
 export class FrameClock {
   private readonly lines = new Set<TwilioLine>();
+  /** Called each tick with how late it ran (ms past its slot on the grid) and how many lines it served. */
+  onTick: (lateMs: number, lines: number) => void = () => {};
   private timer: NodeJS.Timeout | null = null;
   private started = 0;
   private ticks = 0;
@@ -178,8 +182,9 @@ export class FrameClock {
     const now = performance.now();
     while (this.started + (this.ticks + 1) * FRAME_MS <= now + 1) {
       this.ticks += 1;
-      const late = now - (this.started + this.ticks * FRAME_MS);
-      for (const line of this.lines) line.tick(Math.max(0, late));
+      const late = Math.max(0, now - (this.started + this.ticks * FRAME_MS));
+      for (const line of this.lines) line.tick();
+      this.onTick(late, this.lines.size);
     }
     if (this.lines.size > 0) this.schedule();
     else this.timer = null;

@@ -32,8 +32,11 @@ export function mulawEncode(samples: Int16Array): Buffer {
   return out;
 }
 
+/** Every μ-law byte's sample, computed once: decoding is a table lookup per byte. */
+const DECODED = Int16Array.from({ length: 256 }, (_, byte) => mulawDecodeSample(byte));
+
 export function mulawDecode(bytes: Buffer): Int16Array {
   const out = new Int16Array(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = mulawDecodeSample(bytes[i]!);
+  for (let i = 0; i < bytes.length; i++) out[i] = DECODED[bytes[i]!]!;
   return out;
 }

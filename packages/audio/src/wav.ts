@@ -67,8 +67,10 @@ export function writeWav(sampleRate: number, channels: Int16Array[]): Buffer {
   file.writeUInt16LE(16, 34);
   file.write('data', 36, 'ascii');
   file.writeUInt32LE(frames * blockAlign, 40);
+  // Interleaved in a typed array over the file's data (WAV is little-endian, as this platform is).
+  const data = new Int16Array(file.buffer, file.byteOffset + 44, frames * channels.length);
   channels.forEach((channel, index) => {
-    for (let i = 0; i < channel.length; i++) file.writeInt16LE(channel[i]!, 44 + i * blockAlign + index * 2);
+    for (let i = 0; i < channel.length; i++) data[i * channels.length + index] = channel[i]!;
   });
   return file;
 }

@@ -1,3 +1,4 @@
 export * from './llm-emulator';
 export * from './stt-emulator';
 export * from './demo';
+export * from './tts-emulator';

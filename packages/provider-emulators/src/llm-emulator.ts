@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sleep } from './http';
+import { resample, speakPcm, writeWav } from '@voice/audio';
 
 /**
  * An OpenAI-compatible chat-completions server, as OpenAI documents the API: `POST /v1/chat/completions`
  * with a bearer key, answered as one JSON completion or, with `stream: true`, as server-sent
  * `chat.completion.chunk` events ending in `data: [DONE]`, tool calls streamed as their name and then
  * their arguments in pieces. What it answers comes from the test's script; what it was asked is recorded.
+ * It also speaks: `POST /v1/audio/speech` answers with the input read by eSpeak NG as raw 24 kHz 16-bit
+ * PCM (`response_format: pcm`) or a WAV file, after a fixed latency.
  * For tests and the offline demo only.
  */
 
@@ -47,7 +51,16 @@ export interface LlmEmulatorOptions {
   apiKey?: string;
   /** The answer to each request (its index counts from 0 across the emulator's life). */
   reply: (request: ChatRequest, index: number) => LlmReply;
+  /** Time before speech is answered (the provider's synthesis latency). */
+  speechLatencyMs?: number;
   port?: number;
+}
+
+export interface SpeechRequest {
+  model: string;
+  input: string;
+  voice: string;
+  response_format?: string;
 }
 
 export interface LlmEmulator {
@@ -55,19 +68,13 @@ export interface LlmEmulator {
   baseUrl: string;
   /** Every request, in arrival order. */
   requests: ChatRequest[];
+  speechRequests: SpeechRequest[];
+  /** Faults of the speech endpoint from now on: an HTTP status to fail with. */
+  faults: { speechStatus?: number };
   stop(): Promise<void>;
 }
 
 const WORDS_PER_CHUNK = 3;
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
 
 function sendError(
   response: ServerResponse,
@@ -78,8 +85,6 @@ function sendError(
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify({ error: { message, type, param: null, code: null } }));
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The assistant's text in stream-sized pieces: a few words each, spaces kept. */
 function pieces(text: string): string[] {
@@ -92,6 +97,10 @@ function pieces(text: string): string[] {
 
 export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<LlmEmulator> {
   const requests: ChatRequest[] = [];
+  const speechRequests: SpeechRequest[] = [];
+  const faults: LlmEmulator['faults'] = {};
+  /** Speech already synthesized, by text: a benchmark asks for the same sentences again and again. */
+  const spoken = new Map<string, Promise<Int16Array>>();
   const hanging = new Set<ServerResponse>();
 
   const server = createServer((request, response) => {
@@ -103,11 +112,12 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = new URL(request.url ?? '/', 'http://emulator').pathname;
-    if (request.method !== 'POST' || path !== '/v1/chat/completions')
+    if (request.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/audio/speech'))
       return sendError(response, 404, `Unknown request ${request.method} ${path}`);
     const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (!key || (options.apiKey !== undefined && key !== options.apiKey))
       return sendError(response, 401, 'Incorrect API key provided.', 'invalid_api_key');
+    if (path === '/v1/audio/speech') return speech(request, response);
     let body: ChatRequest;
     try {
       body = JSON.parse(await readBody(request)) as ChatRequest;
@@ -201,11 +211,43 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
     response.end('data: [DONE]\n\n');
   }
 
+  async function speech(request: IncomingMessage, response: ServerResponse) {
+    let body: SpeechRequest;
+    try {
+      body = JSON.parse(await readBody(request)) as SpeechRequest;
+    } catch {
+      return sendError(response, 400, 'We could not parse the JSON body of your request.');
+    }
+    if (typeof body.input !== 'string' || !body.input || typeof body.voice !== 'string' || !body.model)
+      return sendError(response, 400, 'model, input and voice are required.');
+    const format = body.response_format ?? 'mp3';
+    if (format !== 'pcm' && format !== 'wav')
+      return sendError(response, 400, `This emulator speaks pcm and wav, not ${format}.`);
+    speechRequests.push(body);
+    if (faults.speechStatus)
+      return sendError(response, faults.speechStatus, 'The server had an error.', 'server_error');
+    let samples = spoken.get(body.input);
+    if (!samples) {
+      samples = speakPcm(body.input).then((pcm) => resample(pcm.samples, pcm.sampleRate, 24_000));
+      spoken.set(body.input, samples);
+    }
+    const [pcm] = await Promise.all([samples, sleep(options.speechLatencyMs ?? 0)]);
+    const data = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+    if (format === 'pcm') {
+      response.writeHead(200, { 'content-type': 'audio/pcm' });
+      return response.end(data);
+    }
+    response.writeHead(200, { 'content-type': 'audio/wav' });
+    response.end(writeWav(24_000, [pcm]));
+  }
+
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    speechRequests,
+    faults,
     async stop() {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();

@@ -1,0 +1,275 @@
+// `pnpm bench voice`: the media server's own latency and capacity. Conversations at fixed provider
+// latencies (the language model's first sentence, speech synthesis; emulated at their protocols) on one
+// compiled media process, at rising numbers of concurrent calls: the pipeline's overhead from the
+// caller's final transcript to the first frame of the agent's answer (p50, p99), how late the 20 ms
+// frame clock ran, and the process's RSS. A bare WebSocket pacer under the same streams (voice-bare.ts)
+// is the baseline the overhead is compared with.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { speak } from '@voice/audio';
+import { createMediaStreamToken } from '@voice/core';
+import { freePort, JWT_SECRET, serviceEnv, startMedia } from '@voice/dev';
+import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
+import { openMediaStream, type MediaStream } from '@voice/twilio-emulator';
+import WebSocket from 'ws';
+import { benchEnvironment, machine, percentile } from './harness';
+
+const LEVELS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300').split(',').map(Number);
+const LLM_LATENCY_MS = 200;
+const TTS_LATENCY_MS = 150;
+const CALLER = 'I would like to book an appointment for next week, please.';
+const ANSWER = 'Of course, which day would suit you best?';
+
+const bench = await benchEnvironment();
+const db = bench.database.db;
+const recordingsDir = mkdtempSync(join(tmpdir(), 'bench-recordings-'));
+const account = await db.account.create({ data: { name: 'Voice bench' } });
+const agent = await db.agent.create({
+  data: {
+    accountId: account.id,
+    name: 'Voice bench agent',
+    voiceId: 'en-steve',
+    language: 'en',
+    prompt: 'You book appointments.',
+    welcomeMessage: 'Hello, this is the clinic.',
+  },
+});
+const llm = await startLlmEmulator({
+  reply: () => ({ say: ANSWER, latencyMs: LLM_LATENCY_MS }),
+  speechLatencyMs: TTS_LATENCY_MS,
+});
+const callerWords = await speak(CALLER);
+const stt = await startSttEmulator({ transcript: () => CALLER });
+const mediaPort = await freePort();
+const env = {
+  ...serviceEnv({
+    databaseUrl: bench.database.url,
+    temporalAddress: bench.temporal.address,
+    taskQueue: 'bench-voice',
+  }),
+  LOG_LEVEL: 'warn',
+  DATABASE_POOL_SIZE: '20',
+  RECORDINGS_DIR: recordingsDir,
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: llm.baseUrl,
+  TTS_PROVIDER: 'openai',
+  DEEPGRAM_API_KEY: 'dg-bench',
+  DEEPGRAM_BASE_URL: stt.url,
+  CALL_SILENCE_TIMEOUT_MS: '60000',
+  // e.g. `--cpu-prof --cpu-prof-dir=/tmp/media-profile` to see where the media server spends its time.
+  ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
+};
+const media = await startMedia('media', env, mediaPort, 'compiled');
+const metricsUrl = `http://127.0.0.1:${mediaPort}/metrics`;
+
+type Buckets = Map<number, number>;
+/** A histogram's cumulative bucket counts from Prometheus text. */
+function buckets(text: string, name: string): Buckets {
+  const counts: Buckets = new Map();
+  for (const [, le, count] of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm')))
+    counts.set(le === '+Inf' ? Infinity : Number(le), Number(count));
+  return counts;
+}
+const counter = (text: string, name: string) =>
+  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+
+/** A percentile of what a histogram gained between two readings, interpolated within its bucket. */
+function histogramPercentile(before: Buckets, after: Buckets, p: number): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const delta = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+  const total = delta.at(-1) ?? 0;
+  if (total === 0) return NaN;
+  const rank = (p / 100) * total;
+  for (let i = 0; i < bounds.length; i++) {
+    if (delta[i]! < rank) continue;
+    const lower = i === 0 ? 0 : bounds[i - 1]!;
+    const upper = Number.isFinite(bounds[i]!) ? bounds[i]! : lower * 2;
+    const below = i === 0 ? 0 : delta[i - 1]!;
+    return lower + ((rank - below) / Math.max(1, delta[i]! - below)) * (upper - lower);
+  }
+  return bounds.at(-2) ?? NaN;
+}
+
+const rssMb = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
+};
+
+const offset = (index: number, calls: number) => (index * 2_000) / calls;
+
+/** Calls at once for one level: each caller speaks three times, waiting for the answer in between. */
+async function level(calls: number) {
+  const before = await (await fetch(metricsUrl)).text();
+  const rows = Array.from({ length: calls }, () => randomUUID());
+  await db.call.createMany({
+    data: rows.map((id) => ({
+      id,
+      accountId: account.id,
+      agentId: agent.id,
+      fromNumber: '+14155550100',
+      toNumber: '+14155550008',
+      status: 'ongoing' as const,
+    })),
+  });
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(media.pid))), 250);
+  const streams: MediaStream[] = rows.map((callId, index) =>
+    openMediaStream({
+      url: `ws://127.0.0.1:${mediaPort}/media/twilio`,
+      parameters: {
+        callId,
+        token: createMediaStreamToken(JWT_SECRET, callId, { now: new Date(), validForMs: 600_000 }),
+      },
+      accountSid: 'AC0',
+      callSid: `CA${callId.replace(/-/g, '')}`,
+      script: [
+        // Calls start spread over two seconds, as real traffic does (and end so).
+        { pauseMs: 2_500 + offset(index, calls) },
+        { audio: callerWords },
+        { pauseMs: 4_500 },
+        { audio: callerWords },
+        { pauseMs: 4_500 },
+        { audio: callerWords },
+        { pauseMs: 4_000 },
+      ],
+    }),
+  );
+  await Promise.all(streams.map((stream) => stream.opened));
+  // The script's length: about 25 s of conversation per call; each caller hangs up at its own time.
+  await Promise.all(
+    streams.map(async (stream, index) => {
+      await new Promise((resolve) => setTimeout(resolve, 25_000 + offset(index, calls)));
+      await stream.stop();
+    }),
+  );
+  // The conversations' ends (recordings, storage) are part of the load.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  clearInterval(sampler);
+  const after = await (await fetch(metricsUrl)).text();
+  const overhead = (p: number) =>
+    histogramPercentile(
+      buckets(before, 'media_reply_overhead_ms'),
+      buckets(after, 'media_reply_overhead_ms'),
+      p,
+    );
+  const latency = (p: number) =>
+    histogramPercentile(
+      buckets(before, 'media_reply_latency_ms'),
+      buckets(after, 'media_reply_latency_ms'),
+      p,
+    );
+  const lateness = (p: number) =>
+    histogramPercentile(
+      buckets(before, 'media_frame_tick_lateness_ms'),
+      buckets(after, 'media_frame_tick_lateness_ms'),
+      p,
+    );
+  const answered =
+    (buckets(after, 'media_reply_overhead_ms').get(Infinity) ?? 0) -
+    (buckets(before, 'media_reply_overhead_ms').get(Infinity) ?? 0);
+  return {
+    calls,
+    answered,
+    expected: calls * 3,
+    latency: [latency(50), latency(99)],
+    overhead: [overhead(50), overhead(99)],
+    lateness: [lateness(50), lateness(99)],
+    framesLate: counter(after, 'media_frames_late_total') - counter(before, 'media_frames_late_total'),
+    framesSent: streams.reduce((sum, stream) => sum + stream.record.audio().length / 160, 0),
+    peakRss,
+  };
+}
+
+/** The bare pacer under `calls` streams: ping-to-frame times (ms), p50 and p99, and its late frames. */
+async function bare(
+  calls: number,
+): Promise<{ p50: number; p99: number; frames: number; framesLate: number }> {
+  const tsx = fileURLToPath(import.meta.resolve('tsx/cli'));
+  const child = spawn(process.execPath, [tsx, fileURLToPath(new URL('./voice-bare.ts', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
+  const { port } = JSON.parse(await nextLine()) as { port: number };
+  const times: number[] = [];
+  const frame = JSON.stringify({
+    event: 'media',
+    media: { payload: Buffer.alloc(160, 0xff).toString('base64') },
+  });
+  const sockets = await Promise.all(
+    Array.from(
+      { length: calls },
+      () =>
+        new Promise<WebSocket>((resolve) => {
+          const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+          const sent = new Map<string, number>();
+          socket.on('message', (data) => {
+            const pong = (JSON.parse(String(data)) as { pong?: string }).pong;
+            const at = pong ? sent.get(pong) : undefined;
+            if (pong && at !== undefined) times.push(performance.now() - at);
+          });
+          socket.on('open', () => {
+            const timer = setInterval(() => socket.send(frame), 20);
+            const pings = setInterval(
+              () => {
+                const id = randomUUID();
+                sent.set(id, performance.now());
+                socket.send(JSON.stringify({ event: 'ping', ping: id }));
+              },
+              1_000 + Math.random() * 1_000,
+            );
+            socket.on('close', () => {
+              clearInterval(timer);
+              clearInterval(pings);
+            });
+            resolve(socket);
+          });
+        }),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 15_000));
+  for (const socket of sockets) socket.close();
+  const stats = nextLine();
+  child.kill('SIGTERM');
+  const { frames, framesLate } = JSON.parse(await stats) as { frames: number; framesLate: number };
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), frames, framesLate };
+}
+
+const fmt = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1));
+console.log(`voice benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
+console.log(
+  `fixed provider latencies: language model ${LLM_LATENCY_MS} ms to its answer, speech ${TTS_LATENCY_MS} ms; speech-to-text endpointing 300 ms`,
+);
+console.log(`media RSS idle after start: ${rssMb(media.pid).toFixed(0)} MB`);
+const results = [];
+try {
+  for (const calls of LEVELS) {
+    const result = await level(calls);
+    const baseline = await bare(calls);
+    results.push({ ...result, baseline });
+    console.log(
+      `${calls} calls: ${result.answered}/${result.expected} answers timed; reply latency p50 ${fmt(result.latency[0]!)} ms p99 ${fmt(result.latency[1]!)} ms; ` +
+        `pipeline overhead p50 ${fmt(result.overhead[0]!)} ms p99 ${fmt(result.overhead[1]!)} ms (bare pacer p50 ${fmt(baseline.p50)} ms p99 ${fmt(baseline.p99)} ms; ` +
+        `ratio p50 ${fmt(result.overhead[0]! / baseline.p50)}, p99 ${fmt(result.overhead[1]! / baseline.p99)}); ` +
+        `frame clock lateness p50 ${fmt(result.lateness[0]!)} ms p99 ${fmt(result.lateness[1]!)} ms; frames late > 40 ms: ${result.framesLate} of ${result.framesSent} ` +
+        `(bare pacer: ${baseline.framesLate} of ${baseline.frames}); ` +
+        `media peak RSS ${result.peakRss.toFixed(0)} MB`,
+    );
+  }
+} finally {
+  await media.stop();
+  await llm.stop();
+  await stt.stop();
+  await bench.close();
+  rmSync(recordingsDir, { recursive: true, force: true });
+}
+const sustained = results.filter((result) => result.framesLate === 0).map((result) => result.calls);
+console.log(
+  `most concurrent calls with no frame late by more than 40 ms: ${sustained.length ? Math.max(...sustained) : 'none'} (of ${LEVELS.join(', ')})`,
+);
