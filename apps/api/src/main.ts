@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
+import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
@@ -21,14 +22,17 @@ const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE }
 const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE });
 
+const config = coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`);
 const server = createServer(
   {
     core: {
       db,
       clock: systemClock,
       resolveHost: systemResolver,
-      config: coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`),
+      config,
       workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
+      // Live calls' recordings, which the media server writes.
+      recordings: configuredRecordingStore(config),
     },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { coreConfigFromEnv, recordingStoreFor, systemClock, systemResolver } from '@voice/core';
+import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
+import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
@@ -41,7 +42,8 @@ function textToSpeech(): TextToSpeech {
 }
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
-const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+// Lazy, as the api's: the media server starts (and holds conversations) even while Temporal is down.
+const connection = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 const workflows = createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE);
 const core = {
@@ -66,7 +68,7 @@ const server = await startMediaServer(
       tts: textToSpeech(),
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
-    recordings: recordingStoreFor(core.config),
+    recordings: configuredRecordingStore(core.config),
     logger,
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
@@ -76,11 +78,16 @@ logger.info(
   'media server running',
 );
 
-const shutdown = async () => {
+let stopping = false;
+/** Conversations still up are ended (stored, hung up), then the process exits. */
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'media server shutting down');
   await server.stop();
   await connection.close();
   await db.$disconnect();
-  logger.info('media server stopped');
-};
-process.once('SIGTERM', () => void shutdown());
-process.once('SIGINT', () => void shutdown());
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -215,6 +215,17 @@ export async function startMediaServer(
       const line = new TwilioLine(socket, streamSid);
       clock.add(line);
       const log = deps.logger.child({ callId });
+      // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
+      const unfilled = [
+        ...`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`.matchAll(
+          /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g,
+        ),
+      ].map((match) => match[1]);
+      if (unfilled.length > 0)
+        log.warn(
+          { placeholders: [...new Set(unfilled)] },
+          'placeholders without a value are left as written',
+        );
       const ended = async (result: ConversationResult) => {
         clock.remove(line);
         try {

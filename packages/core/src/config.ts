@@ -55,6 +55,17 @@ export const ServiceEnv = z.object({
   MEDIA_PUBLIC_URL: z.url().optional(),
   /** The recording store: a directory the media server writes and the api reads (one path for both). */
   RECORDINGS_DIR: z.string().min(1).default('.data/recordings'),
+  /** Or an S3-compatible bucket (docs/voice.md): the bucket, and where and how to reach it. */
+  RECORDINGS_S3_BUCKET: z.string().min(1).optional(),
+  RECORDINGS_S3_ENDPOINT: z.url().optional(),
+  RECORDINGS_S3_REGION: z.string().min(1).default('us-east-1'),
+  RECORDINGS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  RECORDINGS_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  RECORDINGS_S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  RECORDINGS_S3_PREFIX: z.string().default('recordings/'),
 });
 
 /** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */
@@ -64,6 +75,13 @@ export function checkServiceEnv(env: z.infer<typeof ServiceEnv>, context: z.Refi
       code: 'custom',
       message: 'TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN go together: set both or neither',
       path: ['TWILIO_AUTH_TOKEN'],
+    });
+  if ((env.RECORDINGS_S3_ACCESS_KEY_ID === undefined) !== (env.RECORDINGS_S3_SECRET_ACCESS_KEY === undefined))
+    context.addIssue({
+      code: 'custom',
+      message:
+        'RECORDINGS_S3_ACCESS_KEY_ID and RECORDINGS_S3_SECRET_ACCESS_KEY go together: set both or neither',
+      path: ['RECORDINGS_S3_SECRET_ACCESS_KEY'],
     });
 }
 
@@ -93,6 +111,21 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
     },
     mediaStreamUrl: mediaStreamUrl(env.MEDIA_PUBLIC_URL, env.PUBLIC_URL ?? defaultPublicUrl),
     recordingsDir: env.RECORDINGS_DIR,
+    ...(env.RECORDINGS_S3_BUCKET
+      ? {
+          recordingsS3: {
+            bucket: env.RECORDINGS_S3_BUCKET,
+            ...(env.RECORDINGS_S3_ENDPOINT ? { endpoint: env.RECORDINGS_S3_ENDPOINT } : {}),
+            region: env.RECORDINGS_S3_REGION,
+            ...(env.RECORDINGS_S3_ACCESS_KEY_ID ? { accessKeyId: env.RECORDINGS_S3_ACCESS_KEY_ID } : {}),
+            ...(env.RECORDINGS_S3_SECRET_ACCESS_KEY
+              ? { secretAccessKey: env.RECORDINGS_S3_SECRET_ACCESS_KEY }
+              : {}),
+            forcePathStyle: env.RECORDINGS_S3_FORCE_PATH_STYLE,
+            prefix: env.RECORDINGS_S3_PREFIX,
+          },
+        }
+      : {}),
     ...(env.TWILIO_API_BASE_URL ? { twilioApiBaseUrl: env.TWILIO_API_BASE_URL } : {}),
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
       ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }

@@ -1,4 +1,5 @@
 import type { CarrierEvent, ServiceEnd } from './calls/carrier';
+import type { RecordingStore, S3RecordingSettings } from './calls/recording-store';
 import type { Db } from '@voice/db';
 import type { HostResolver } from './network/resolver';
 
@@ -34,6 +35,8 @@ export interface CoreConfig {
   mediaStreamUrl?: string;
   /** The directory of the recording store (live calls' recordings); `.data/recordings` when omitted. */
   recordingsDir?: string;
+  /** An S3-compatible bucket for recordings instead of the directory (see calls/s3-recording-store.ts). */
+  recordingsS3?: S3RecordingSettings;
   /**
    * The deployment's Twilio account, when it has one: numbers without a carrier connection of their
    * own go through it, and its auth token signs its callbacks.
@@ -88,6 +91,8 @@ export interface CoreDeps {
   resolveHost: HostResolver;
   config: CoreConfig;
   workflows: WorkflowStarter;
+  /** Where live calls' recordings are (the api and the media server); the local directory when omitted. */
+  recordings?: RecordingStore;
 }
 
 async function noTemporal(): Promise<never> {

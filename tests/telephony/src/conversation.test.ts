@@ -123,6 +123,8 @@ describe('a live conversation through Twilio', () => {
     const callId = await dial(HELD);
     const row = await stack.ended(callId, 60_000);
     expect(row.status).toBe('ended');
+    // The analysis runs after the call's end and before its webhook: the webhook says it is done.
+    const webhook = await callEnded(callId);
 
     const call = await stack.getCall(callId);
     expect(
@@ -159,12 +161,38 @@ describe('a live conversation through Twilio', () => {
     expect(loudMs(left)).toBeGreaterThan(1_000);
 
     // The webhook carries what the analysis found.
-    const webhook = await callEnded(callId);
     expect(webhook).toMatchObject({
       call_status: 'ended',
       summary: call.summary,
       vars_extracted: call.vars_extracted,
     });
+  });
+
+  it('barge-in: the callee speaking over a long answer clears the line, and the turn keeps what was played', async () => {
+    const long =
+      'We are open on Monday from eight. On Tuesday from nine. On Wednesday from ten. On Thursday from eleven. On Friday from noon.';
+    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }, { pauseMs: 3_000 }, { text: SAID[1]! }];
+    answers = [
+      { say: long },
+      { say: 'Of course. Goodbye!', toolCalls: [{ name: 'end_call', arguments: { goal_reached: false } }] },
+    ];
+    analysis = { status: 500 };
+    const callId = await dial(HELD);
+    const row = await stack.ended(callId, 60_000);
+    const clears = (await stack.carrierCall(callId)).stream!.record.clears;
+    expect(clears.length).toBeGreaterThanOrEqual(1);
+    expect(clears[0]!.droppedBytes).toBeGreaterThanOrEqual(0);
+    const turns = (row.transcript as { role: string; content: string }[]).map(({ role, content }) => [
+      role,
+      content,
+    ]);
+    expect(turns[0]).toEqual(['agent', WELCOME]);
+    expect(turns[1]).toEqual(['caller', SAID[0]]);
+    const [role, cut] = turns[2]!;
+    expect(role).toBe('agent');
+    expect(long.startsWith(cut!)).toBe(true);
+    expect(cut!.length).toBeLessThan(long.length / 2);
+    expect(turns[3]).toEqual(['caller', SAID[1]]);
   });
 
   it('a callee who hangs up ends the call as user_hangup, with what was said kept', async () => {
@@ -181,6 +209,7 @@ describe('a live conversation through Twilio', () => {
     const row = await stack.ended(callId, 60_000);
     expect(row.status).toBe('user_hangup');
     expect(row.conversationEndReason).toBe('user_hangup');
+    await callEnded(callId);
     const call = await stack.getCall(callId);
     expect((call.transcript as { role: string }[]).slice(0, 2).map((entry) => entry.role)).toEqual([
       'agent',

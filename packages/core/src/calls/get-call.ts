@@ -70,7 +70,8 @@ export async function getRecording(
   });
   if (!row || !row.connectedAt || !row.endedAt) throw new AppError('NOT_FOUND', 'Recording not found');
   if (row.mediaStartedAt) {
-    const stored = row.recordingKey ? await recordingStoreFor(deps.config).get(row.recordingKey) : null;
+    const store = deps.recordings ?? recordingStoreFor(deps.config);
+    const stored = row.recordingKey ? await store.get(row.recordingKey) : null;
     if (!stored) throw new AppError('NOT_FOUND', 'Recording not found');
     return stored;
   }

@@ -10,6 +10,21 @@ export interface RecordingStore {
   get(key: string): Promise<{ body: Readable; size: number } | null>;
 }
 
+/** An S3-compatible bucket for recordings (AWS S3, MinIO, R2, ...). */
+export interface S3RecordingSettings {
+  bucket: string;
+  /** The service's endpoint; AWS's own for the region when omitted. */
+  endpoint?: string;
+  region: string;
+  /** Credentials; the AWS SDK's default chain (environment, instance role) when omitted. */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Bucket in the path (`endpoint/bucket/key`), as most S3-compatible services want. */
+  forcePathStyle: boolean;
+  /** Objects under this prefix (`recordings/`). */
+  prefix: string;
+}
+
 /** A recording's key: `<call id>.wav`, nothing that could reach outside the store. */
 export function recordingKeyFor(callId: string): string {
   if (!/^[0-9a-f-]{36}$/i.test(callId)) throw new Error(`Not a call id: ${callId}`);
