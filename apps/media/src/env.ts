@@ -6,7 +6,9 @@ const Env = ServiceEnv.extend({
   MEDIA_HOST: z.string().default('127.0.0.1'),
   MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
   ...LlmEnv,
-  /** Speech-to-text: Deepgram's live API. */
+  /** Speech-to-text: Deepgram's live API (the default) or OpenAI's streaming transcription. */
+  STT_PROVIDER: z.enum(['deepgram', 'openai']).default('deepgram'),
+  OPENAI_STT_MODEL: z.string().min(1).default('gpt-4o-transcribe'),
   DEEPGRAM_API_KEY: z.string().min(1).optional(),
   DEEPGRAM_BASE_URL: z.url().optional(),
   DEEPGRAM_MODEL: z.string().min(1).default('nova-2'),
@@ -33,7 +35,9 @@ const Env = ServiceEnv.extend({
       message: 'TTS_PROVIDER=elevenlabs needs ELEVENLABS_API_KEY',
       path: ['ELEVENLABS_API_KEY'],
     });
-  for (const name of ['OPENAI_API_KEY', 'DEEPGRAM_API_KEY'] as const)
+  const needed: ('OPENAI_API_KEY' | 'DEEPGRAM_API_KEY')[] = ['OPENAI_API_KEY'];
+  if (env.STT_PROVIDER === 'deepgram') needed.push('DEEPGRAM_API_KEY');
+  for (const name of needed)
     if (!env[name])
       context.addIssue({
         code: 'custom',

@@ -11,6 +11,7 @@ import {
   espeakTextToSpeech,
   llmSettingsFromEnv,
   openAiLanguageModel,
+  openAiSpeechToText,
   openAiTextToSpeech,
   withFallback,
   type TextToSpeech,
@@ -59,12 +60,15 @@ const server = await startMediaServer(
     core,
     providers: {
       llm: openAiLanguageModel(llm),
-      stt: deepgramSpeechToText({
-        apiKey: env.DEEPGRAM_API_KEY!,
-        ...(env.DEEPGRAM_BASE_URL ? { baseUrl: env.DEEPGRAM_BASE_URL } : {}),
-        model: env.DEEPGRAM_MODEL,
-        endpointingMs: env.STT_ENDPOINTING_MS,
-      }),
+      stt:
+        env.STT_PROVIDER === 'openai'
+          ? openAiSpeechToText({ ...llm, model: env.OPENAI_STT_MODEL, endpointingMs: env.STT_ENDPOINTING_MS })
+          : deepgramSpeechToText({
+              apiKey: env.DEEPGRAM_API_KEY!,
+              ...(env.DEEPGRAM_BASE_URL ? { baseUrl: env.DEEPGRAM_BASE_URL } : {}),
+              model: env.DEEPGRAM_MODEL,
+              endpointingMs: env.STT_ENDPOINTING_MS,
+            }),
       tts: textToSpeech(),
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
@@ -74,7 +78,7 @@ const server = await startMediaServer(
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );
 logger.info(
-  { streams: server.url, llm: env.LLM_MODEL, stt: 'deepgram', tts: env.TTS_PROVIDER },
+  { streams: server.url, llm: env.LLM_MODEL, stt: env.STT_PROVIDER, tts: env.TTS_PROVIDER },
   'media server running',
 );
 

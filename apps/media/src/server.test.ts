@@ -127,13 +127,14 @@ async function start(options: {
   return harness;
 }
 
-async function answeredCall(agent: { welcomeMessage: string; prompt?: string }) {
+async function answeredCall(agent: { welcomeMessage: string; prompt?: string; llmModel?: string }) {
   await deps.db.agent.update({
     where: { id: agentId },
     data: {
       welcomeMessage: agent.welcomeMessage,
       prompt: agent.prompt ?? 'You book appointments.',
       language: 'en',
+      llmModel: agent.llmModel ?? null,
     },
   });
   const call = await deps.db.call.create({
@@ -204,7 +205,10 @@ describe('a conversation on the media server', () => {
               ],
             },
     });
-    const callId = await answeredCall({ welcomeMessage: 'Hello {{name}}, this is the clinic.' });
+    const callId = await answeredCall({
+      welcomeMessage: 'Hello {{name}}, this is the clinic.',
+      llmModel: 'agent-model',
+    });
     const welcome = await speak('Hello Dana, this is the clinic.');
     const stream = connect(callId, [
       { pauseMs: spokenMs(welcome) + 2_000 },
@@ -245,6 +249,8 @@ describe('a conversation on the media server', () => {
     // The model saw the prompt, with the caller's words and the tool results.
     const [first, second] = harness!.llm.requests;
     expect(first!.messages[0]).toEqual({ role: 'system', content: 'You book appointments.' });
+    // The agent's own model, not the deployment's.
+    expect(first!.model).toBe('agent-model');
     expect(first!.messages.at(-1)).toEqual({ role: 'user', content: heard[0] });
     expect(first!.tools!.map((tool) => tool.function.name)).toEqual(['collect_variable', 'end_call']);
     expect(second!.messages.some((message) => message.role === 'tool')).toBe(true);

@@ -127,6 +127,7 @@ async function loadAgent(core: CoreDeps, callId: string) {
   return {
     call,
     agent: {
+      model: agent.llmModel,
       language: agent.language,
       voice: agent.voiceId,
       prompt: fillVariables(agent.prompt, vars),

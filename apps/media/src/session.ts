@@ -37,6 +37,8 @@ export interface ConversationResult {
 export type ConversationEnded = (result: ConversationResult) => Promise<void>;
 
 export interface SessionAgent {
+  /** The agent's own language model; the deployment's when null. */
+  model: string | null;
   language: string;
   voice: string;
   /** The prompt and welcome message with the call's variables filled in. */
@@ -360,7 +362,12 @@ export class ConversationSession {
     let pending = '';
     let text = '';
     try {
-      for await (const event of this.providers.llm.reply(this.history, this.tools, turn.abort.signal)) {
+      for await (const event of this.providers.llm.reply(
+        this.history,
+        this.tools,
+        turn.abort.signal,
+        this.agent.model ?? undefined,
+      )) {
         if (event.type === 'tool') {
           calls.push(event);
           continue;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody, sleep } from './http';
+import { attachRealtimeTranscription, type TranscriptionSessionRecord } from './realtime-transcription';
 import { resample, speakPcm, writeWav } from '@voice/audio';
 
 /**
@@ -53,6 +54,8 @@ export interface LlmEmulatorOptions {
   reply: (request: ChatRequest, index: number) => LlmReply;
   /** Time before speech is answered (the provider's synthesis latency). */
   speechLatencyMs?: number;
+  /** Realtime transcription sessions: the words of each utterance a session hears (from 0 per session). */
+  transcript?: (utterance: number) => string;
   port?: number;
 }
 
@@ -69,6 +72,8 @@ export interface LlmEmulator {
   /** Every request, in arrival order. */
   requests: ChatRequest[];
   speechRequests: SpeechRequest[];
+  /** Realtime transcription sessions (with `transcript` given). */
+  transcriptionSessions: TranscriptionSessionRecord[];
   /** Faults of the speech endpoint from now on: an HTTP status to fail with. */
   faults: { speechStatus?: number };
   stop(): Promise<void>;
@@ -241,15 +246,24 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
     response.end(writeWav(24_000, [pcm]));
   }
 
+  const transcription = options.transcript
+    ? attachRealtimeTranscription(server, {
+        transcript: options.transcript,
+        ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      })
+    : null;
+
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     speechRequests,
+    transcriptionSessions: transcription?.sessions ?? [],
     faults,
     async stop() {
       for (const response of hanging) response.destroy();
+      transcription?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -54,9 +54,9 @@ export interface SttEmulator {
 
 const FRAME_MS = 20;
 /** A frame at least this loud (RMS of 16-bit samples) is speech. */
-const SPEECH_LEVEL = 400;
+export const SPEECH_LEVEL = 400;
 /** Speech starts after this many loud frames in a row, so a click is not an utterance. */
-const SPEECH_START_FRAMES = 3;
+export const SPEECH_START_FRAMES = 3;
 const INTERIM_EVERY_MS = 300;
 /** Deepgram's default endpointing: 10 ms of silence ends an utterance. */
 const DEFAULT_ENDPOINTING_MS = 10;

@@ -9,8 +9,13 @@ export type LlmMessage = ChatCompletionMessageParam;
 export type LlmTool = ChatCompletionTool;
 
 export interface LanguageModel {
-  /** The model's next turn, streamed; aborting the signal stops it. */
-  reply(messages: LlmMessage[], tools: LlmTool[], signal: AbortSignal): AsyncIterable<LlmEvent>;
+  /** The model's next turn, streamed; aborting the signal stops it. `model` overrides the default. */
+  reply(
+    messages: LlmMessage[],
+    tools: LlmTool[],
+    signal: AbortSignal,
+    model?: string,
+  ): AsyncIterable<LlmEvent>;
   /** One answer in JSON that follows the schema (structured output), for post-call analysis. */
   structured(
     messages: LlmMessage[],
@@ -37,9 +42,9 @@ export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
     maxRetries: 1,
   });
   return {
-    async *reply(messages, tools, signal) {
+    async *reply(messages, tools, signal, model) {
       const stream = await client.chat.completions.create(
-        { model: settings.model, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) },
+        { model: model ?? settings.model, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) },
         { signal },
       );
       const calls: { name: string; arguments: string }[] = [];

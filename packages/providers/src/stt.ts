@@ -1,4 +1,5 @@
 import { DeepgramClient } from '@deepgram/sdk';
+import WebSocket from 'ws';
 
 /** What a speech-to-text stream reports about the caller. */
 export interface SttEvents {
@@ -95,6 +96,96 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
           if (closing) return;
           closing = true;
           socket.close();
+          await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+        },
+      };
+    },
+  };
+}
+
+export interface OpenAiTranscriptionSettings {
+  apiKey: string;
+  /** OpenAI's API base (`https://api.openai.com/v1` unless set); the session is its `/realtime`. */
+  baseUrl?: string;
+  /** The transcription model (`gpt-4o-transcribe`, `gpt-4o-mini-transcribe`, ...). */
+  model: string;
+  /** Silence that ends an utterance (the server VAD's `silence_duration_ms`). */
+  endpointingMs: number;
+}
+
+/**
+ * OpenAI's streaming transcription: a Realtime transcription session (`/realtime?intent=transcription`)
+ * fed the call's μ-law audio as it is (`audio/pcmu`), the server's voice activity detection ending each
+ * utterance. Spoken over a WebSocket (`ws`) to the configured base URL as it is, `wss:` or `ws:`.
+ */
+export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): SpeechToText {
+  const url = new URL(`${(settings.baseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '')}/realtime`);
+  url.protocol = url.protocol === 'http:' ? 'ws:' : 'wss:';
+  url.searchParams.set('intent', 'transcription');
+  return {
+    async open({ language }, events) {
+      const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${settings.apiKey}` } });
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+        socket.once('unexpected-response', (_, response) =>
+          reject(new Error(`the transcription session was refused (${response.statusCode})`)),
+        );
+      });
+      let closing = false;
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('close', (code) => {
+        if (!closing) events.failed(`speech-to-text session closed (${code})`);
+      });
+      socket.on('error', () => {
+        // Followed by close, which reports it.
+      });
+      socket.on('message', (data) => {
+        let event: { type?: string; transcript?: string; delta?: string; error?: { message?: string } };
+        try {
+          event = JSON.parse(String(data)) as typeof event;
+        } catch {
+          return;
+        }
+        if (event.type === 'input_audio_buffer.speech_started') events.speech();
+        else if (event.type === 'conversation.item.input_audio_transcription.delta' && event.delta?.trim())
+          events.speech();
+        else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+          const text = event.transcript?.trim();
+          if (text) events.utterance(text);
+        }
+      });
+      socket.send(
+        JSON.stringify({
+          type: 'session.update',
+          session: {
+            type: 'transcription',
+            audio: {
+              input: {
+                format: { type: 'audio/pcmu' },
+                transcription: { model: settings.model, language: language.slice(0, 2).toLowerCase() },
+                turn_detection: {
+                  type: 'server_vad',
+                  threshold: 0.5,
+                  prefix_padding_ms: 300,
+                  silence_duration_ms: settings.endpointingMs,
+                },
+              },
+            },
+          },
+        }),
+      );
+      return {
+        send(audio) {
+          if (!closing && socket.readyState === WebSocket.OPEN)
+            socket.send(
+              JSON.stringify({ type: 'input_audio_buffer.append', audio: audio.toString('base64') }),
+            );
+        },
+        async close() {
+          if (closing) return;
+          closing = true;
+          socket.close(1000);
           await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1_000))]);
         },
       };

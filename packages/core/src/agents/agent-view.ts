@@ -45,6 +45,7 @@ export const toAgentCallHandling = (
     | 'voicemailAction'
     | 'voicemailMessage'
     | 'ringTimeoutSeconds'
+    | 'llmModel'
   >,
 ): AgentCallHandling => ({
   agent_id: row.id,
@@ -53,6 +54,7 @@ export const toAgentCallHandling = (
   voicemail_action: row.voicemailAction as AgentCallHandling['voicemail_action'],
   voicemail_message: row.voicemailMessage,
   ring_timeout_seconds: row.ringTimeoutSeconds,
+  llm_model: row.llmModel,
 });
 
 const RTL_LANGUAGES = new Set(['he', 'ar', 'fa', 'ur', 'yi']);

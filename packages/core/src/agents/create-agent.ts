@@ -31,6 +31,7 @@ export async function createAgent(
       voicemailAction: data.voicemail_action,
       voicemailMessage: data.voicemail_message,
       ringTimeoutSeconds: data.ring_timeout_seconds,
+      llmModel: data.llm_model,
       deployedAt: now,
       createdAt: now,
       updatedAt: now,

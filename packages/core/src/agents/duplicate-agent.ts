@@ -38,6 +38,7 @@ export async function duplicateAgent(
       voicemailAction: source.voicemailAction,
       voicemailMessage: source.voicemailMessage,
       ringTimeoutSeconds: source.ringTimeoutSeconds,
+      llmModel: source.llmModel,
       isOperatingHoursActive: source.isOperatingHoursActive,
       operatingHours: json(source.operatingHours),
       pronunciations: json(source.pronunciations),

@@ -40,6 +40,7 @@ function editableState(row: AgentRow, config: SecretsConfig | null) {
     voicemailAction: row.voicemailAction,
     voicemailMessage: row.voicemailMessage,
     ringTimeoutSeconds: row.ringTimeoutSeconds,
+    llmModel: row.llmModel,
     // `enabled` is part of the state: resending a webhook that a 410 disabled turns it back on.
     webhooks: row.webhooks.map(({ name, url, secret, headers, enabled }) => ({
       name,
@@ -104,6 +105,7 @@ export async function modifyAgent(
     voicemailMessage: input.voicemail_message ?? before.voicemailMessage,
     ringTimeoutSeconds:
       input.ring_timeout_seconds === undefined ? before.ringTimeoutSeconds : input.ring_timeout_seconds,
+    llmModel: input.llm_model === undefined ? before.llmModel : input.llm_model,
     webhooks: input.webhooks
       ? input.webhooks.map(({ name, url, secret, headers }) => ({
           name,
@@ -141,6 +143,7 @@ export async function modifyAgent(
         voicemailAction: after.voicemailAction,
         voicemailMessage: after.voicemailMessage,
         ringTimeoutSeconds: after.ringTimeoutSeconds,
+        llmModel: after.llmModel,
         version: { increment: 1 },
         deployedAt: now,
         updatedAt: now,

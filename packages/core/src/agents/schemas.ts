@@ -141,6 +141,14 @@ export const VOICEMAIL_ACTIONS = ['continue', 'hang_up', 'leave_message'] as con
 const VoicemailAction = z.enum(VOICEMAIL_ACTIONS);
 const VoicemailMessage = z.string().max(1000, 'must be at most 1000 characters');
 /** Seconds a call rings before the carrier gives up as no answer (Twilio's Timeout: 5 to 600). */
+/** The language model the agent talks with (an extension, docs/voice.md); null: the deployment's. */
+export const LlmModel = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9._:/-]+$/, 'must be a model name such as gpt-4o-mini')
+  .nullable();
 export const RingTimeoutSeconds = z
   .number()
   .int('must be a whole number of seconds')
@@ -204,6 +212,8 @@ export const CreateAgentFields = z.object({
   voicemail_message: VoicemailMessage.default(''),
   /** Null: the deployment's ring time (CARRIER_RING_TIMEOUT_SECONDS). */
   ring_timeout_seconds: RingTimeoutSeconds.default(null),
+  /** Null: the deployment's model (LLM_MODEL). */
+  llm_model: LlmModel.default(null),
 });
 
 export const CreateAgentInput = CreateAgentFields.superRefine(callHandlingIssues);
@@ -226,6 +236,7 @@ export const ModifyAgentInput = z.object({
   voicemail_action: VoicemailAction.optional(),
   voicemail_message: VoicemailMessage.optional(),
   ring_timeout_seconds: RingTimeoutSeconds.optional(),
+  llm_model: LlmModel.optional(),
 });
 export type ModifyAgentInput = z.infer<typeof ModifyAgentInput>;
 
@@ -279,7 +290,8 @@ export const AgentView = z.object({
 export type AgentView = z.infer<typeof AgentView>;
 
 /**
- * How an agent handles the phone line (extensions, docs/telephony.md): transfers and voicemail. Set
+ * How an agent handles the phone line (extensions, docs/telephony.md and docs/voice.md): transfers,
+ * voicemail, ring time and its language model. Set
  * through agent create and modify; read here, so the spec's Agent shape stays exactly as it is.
  */
 export const AgentCallHandling = z.object({
@@ -289,6 +301,7 @@ export const AgentCallHandling = z.object({
   voicemail_action: VoicemailAction,
   voicemail_message: z.string(),
   ring_timeout_seconds: z.number().int().nullable(),
+  llm_model: z.string().nullable(),
 });
 export type AgentCallHandling = z.infer<typeof AgentCallHandling>;
 

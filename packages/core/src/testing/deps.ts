@@ -101,6 +101,7 @@ export function testAgentInput(
     voicemail_action: 'continue',
     voicemail_message: '',
     ring_timeout_seconds: null,
+    llm_model: null,
     ...overrides,
   };
 }

@@ -110,6 +110,7 @@ describe('agents.* procedures', () => {
       voicemail_action: 'continue',
       voicemail_message: '',
       ring_timeout_seconds: null,
+      llm_model: null,
     });
     const refusals = [
       () => alphaApi.agents.create({ name: 'No message', prompt: 'Hi.', voicemail_action: 'leave_message' }),
@@ -121,6 +122,8 @@ describe('agents.* procedures', () => {
       () => alphaApi.agents.create({ name: 'Short ring', prompt: 'Hi.', ring_timeout_seconds: 2 }),
       () => alphaApi.agents.modify({ agent_id: created.agent_id, ring_timeout_seconds: 601 }),
       () => alphaApi.agents.modify({ agent_id: created.agent_id, ring_timeout_seconds: 12.5 }),
+      () => alphaApi.agents.modify({ agent_id: created.agent_id, llm_model: 'gpt 4o; drop table' }),
+      () => alphaApi.agents.create({ name: 'No model', prompt: 'Hi.', llm_model: '' }),
     ];
     for (const refusal of refusals) expect((await failure(refusal())).code).toBe('BAD_REQUEST');
     expect(await alphaApi.agents.get({ agent_id: created.agent_id })).toEqual(created);
@@ -133,8 +136,10 @@ describe('agents.* procedures', () => {
       voicemail_action: 'leave_message',
       voicemail_message: 'Please call us back.',
       ring_timeout_seconds: 20,
+      llm_model: 'gpt-4o',
     });
     expect(await alphaApi.agents.callHandling({ agent_id: created.agent_id })).toMatchObject({
+      llm_model: 'gpt-4o',
       transfer_call_enabled: true,
       transfer_call_destination: '+14155550199',
       voicemail_action: 'leave_message',
@@ -149,6 +154,7 @@ describe('agents.* procedures', () => {
       agent_name: 'Line rules copy',
     });
     expect(await alphaApi.agents.callHandling({ agent_id: copy.agent_id })).toMatchObject({
+      llm_model: 'gpt-4o',
       transfer_call_destination: '+14155550199',
       voicemail_action: 'leave_message',
       ring_timeout_seconds: 20,

@@ -1,0 +1,106 @@
+import { MULAW_SILENCE, speak } from '@voice/audio';
+import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
+import { describe, expect, it } from 'vitest';
+import { deepgramSpeechToText, openAiSpeechToText, type SpeechToText } from './stt';
+
+/** Each speech-to-text adapter against its provider's protocol (emulated), fed real speech in 20 ms frames. */
+
+const SAID = ['Hello, this is Dana.', 'Tuesday works for me.'];
+const silence = (ms: number) => Buffer.alloc(ms * 8, MULAW_SILENCE);
+
+async function hear(stt: SpeechToText) {
+  const heard: string[] = [];
+  let speech = 0;
+  const failures: string[] = [];
+  const stream = await stt.open(
+    { language: 'he' },
+    {
+      speech: () => void (speech += 1),
+      utterance: (text) => void heard.push(text),
+      failed: (reason) => void failures.push(reason),
+    },
+  );
+  const audio = Buffer.concat([
+    silence(300),
+    await speak(SAID[0]!),
+    silence(1_200),
+    await speak(SAID[1]!),
+    silence(1_200),
+  ]);
+  for (let at = 0; at < audio.length; at += 160) stream.send(audio.subarray(at, at + 160));
+  const deadline = Date.now() + 5_000;
+  while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await stream.close();
+  // Each utterance once, at its end; speech noticed as it began; nothing failed.
+  expect({ heard, failures }).toEqual({ heard: SAID, failures: [] });
+  expect(speech).toBeGreaterThanOrEqual(2);
+}
+
+describe('speech-to-text adapters', () => {
+  it('Deepgram: the utterances, each once, at their endpoints', async () => {
+    const emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: (index) => SAID[index] ?? '' });
+    try {
+      await hear(
+        deepgramSpeechToText({
+          apiKey: 'dg-test',
+          baseUrl: emulator.url,
+          model: 'nova-2',
+          endpointingMs: 300,
+        }),
+      );
+      expect(emulator.streams[0]!.query).toMatchObject({
+        encoding: 'mulaw',
+        sample_rate: '8000',
+        language: 'he',
+      });
+    } finally {
+      await emulator.stop();
+    }
+  });
+
+  it('OpenAI: a transcription session in μ-law with server VAD, the completed transcripts', async () => {
+    const emulator = await startLlmEmulator({
+      apiKey: 'sk-test',
+      reply: () => ({ say: '' }),
+      transcript: (index) => SAID[index] ?? '',
+    });
+    try {
+      await hear(
+        openAiSpeechToText({
+          apiKey: 'sk-test',
+          baseUrl: emulator.baseUrl,
+          model: 'gpt-4o-transcribe',
+          endpointingMs: 400,
+        }),
+      );
+      expect(emulator.transcriptionSessions[0]!.updates).toEqual([
+        {
+          type: 'transcription',
+          audio: {
+            input: {
+              format: { type: 'audio/pcmu' },
+              transcription: { model: 'gpt-4o-transcribe', language: 'he' },
+              turn_detection: {
+                type: 'server_vad',
+                threshold: 0.5,
+                prefix_padding_ms: 300,
+                silence_duration_ms: 400,
+              },
+            },
+          },
+        },
+      ]);
+      const refused = openAiSpeechToText({
+        apiKey: 'sk-wrong',
+        baseUrl: emulator.baseUrl,
+        model: 'm',
+        endpointingMs: 400,
+      });
+      await expect(
+        refused.open({ language: 'en' }, { speech: () => {}, utterance: () => {}, failed: () => {} }),
+      ).rejects.toThrow(/401/);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
