@@ -249,6 +249,8 @@ console.log(
 console.log(`media RSS idle after start: ${rssMb(media.pid).toFixed(0)} MB`);
 const results = [];
 try {
+  // A first, uncounted level warms the process up (JIT, connection pools), as a server in service is.
+  await level(20);
   for (const calls of LEVELS) {
     const result = await level(calls);
     const baseline = await bare(calls);

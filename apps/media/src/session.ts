@@ -75,6 +75,8 @@ const FALLBACK = 'Sorry, I am having trouble hearing you right now. Could you sa
 const STT_LOST = 'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.';
 const SILENCE_GOODBYE = 'I have not heard from you, so I will end the call now. Goodbye.';
 const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
+/** Frames of the caller's audio sent to speech-to-text at once. */
+const STT_CHUNK_FRAMES = 2;
 /** The model failing this many turns in a row ends the call. */
 const MAX_LLM_FAILURES = 2;
 /** Tool round trips the model may chain (collect_variable) before it must speak. */
@@ -163,6 +165,8 @@ export class ConversationSession {
   /** The caller's audio, in arrival order. */
   readonly callerTrack = new AudioTrack();
   private readonly history: LlmMessage[] = [];
+  /** The caller's frames not yet sent to speech-to-text. */
+  private readonly unsent: Buffer[] = [];
   private readonly tools: LlmTool[];
   private stt: SttStream | null = null;
   private turn: AgentTurn | null = null;
@@ -229,7 +233,11 @@ export class ConversationSession {
   /** 20 ms of the caller's audio from the line. */
   hear(audio: Buffer): void {
     this.callerTrack.append(audio);
-    this.stt?.send(audio);
+    // To speech-to-text in 40 ms chunks: half the messages, within what the providers advise (20–100 ms).
+    this.unsent.push(audio);
+    if (this.unsent.length < STT_CHUNK_FRAMES) return;
+    this.stt?.send(Buffer.concat(this.unsent));
+    this.unsent.length = 0;
   }
 
   /** The caller hung up (the stream stopped). */

@@ -31,8 +31,25 @@ export type InboundMessage =
   | { event: 'dtmf'; digit: string }
   | { event: 'stop' };
 
+const PAYLOAD = '"payload":"';
+
+/**
+ * The caller's audio of a `media` message without parsing the whole message: fifty of them a second per
+ * call are most of the media server's input. Null when the message is not plainly one (it is then
+ * parsed in full).
+ */
+function mediaPayload(data: string): Buffer | null {
+  if (!data.includes('"event":"media"')) return null;
+  const start = data.indexOf(PAYLOAD);
+  if (start < 0) return null;
+  const end = data.indexOf('"', start + PAYLOAD.length);
+  return end < 0 ? null : Buffer.from(data.slice(start + PAYLOAD.length, end), 'base64');
+}
+
 /** A message from Twilio, parsed; null for anything the protocol does not carry to us. */
 export function parseInbound(data: string): InboundMessage | null {
+  const audio = mediaPayload(data);
+  if (audio) return { event: 'media', audio };
   let message: Record<string, unknown>;
   try {
     message = JSON.parse(data) as Record<string, unknown>;
@@ -129,7 +146,10 @@ export class TwilioLine {
       frame = Buffer.concat([frame, Buffer.alloc(FRAME_BYTES - frame.length, MULAW_SILENCE)]);
     chunk.sent += 1;
     this.agentTrack.append(frame);
-    this.send({ event: 'media', streamSid: this.streamSid, media: { payload: frame.toString('base64') } });
+    // Written out rather than stringified: fifty a second per call.
+    this.sendRaw(
+      `{"event":"media","streamSid":"${this.streamSid}","media":{"payload":"${frame.toString('base64')}"}}`,
+    );
     if (chunk.sent === 1) this.onChunkStarted(chunk.mark);
     if (chunk.sent * FRAME_BYTES >= chunk.audio.length) {
       this.queue.shift();
@@ -140,7 +160,11 @@ export class TwilioLine {
   }
 
   private send(message: Record<string, unknown>) {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+    this.sendRaw(JSON.stringify(message));
+  }
+
+  private sendRaw(text: string) {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(text);
   }
 }
 

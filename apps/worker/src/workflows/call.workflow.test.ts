@@ -300,8 +300,9 @@ describe('call workflow on a real dev server and worker', () => {
       deps: slow,
     });
     await first.runUntil(async () => {
-      // Up to 15 s: a worker starting on a busy machine takes a while to pick the call up.
-      for (let i = 0; i < 300; i += 1) {
+      // Up to 40 s: a worker starting on a busy machine (its workflow bundle built while other suites
+      // run) takes a while to pick the call up.
+      for (let i = 0; i < 800; i += 1) {
         const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
         if (row.status === 'ongoing') return;
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -326,7 +327,7 @@ describe('call workflow on a real dev server and worker', () => {
       ['ongoing', null],
       ['ended', null],
     ]);
-  });
+  }, 120_000);
 
   it('applies duplicated, reordered and foreign carrier events once, in the carrier order', async () => {
     const scripted = scriptedCarrier(600_000, () => ({ phase: 'dialing', nextCheckInMs: 600_000 }));
