@@ -197,6 +197,17 @@ export interface WorkerProcess extends ServiceProcess {
   healthUrl: string;
 }
 
+/** Waits until the service's health URL answers 200; fails with its output if it dies first. */
+async function untilHealthy(service: ServiceProcess, healthUrl: string): Promise<void> {
+  await untilReady(
+    service,
+    waitFor(`${service.name} to answer ${healthUrl} with 200`, 60_000, async () => {
+      const response = await fetch(healthUrl).catch(() => null);
+      return response?.status === 200;
+    }),
+  );
+}
+
 /** The worker as a real process; resolves once its /healthz answers 200. */
 export async function startWorker(
   name: string,
@@ -211,13 +222,7 @@ export async function startWorker(
     { ...env, WORKER_HEALTH_HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(port) },
     { build },
   );
-  await untilReady(
-    service,
-    waitFor(`${name} to answer ${healthUrl} with 200`, 60_000, async () => {
-      const response = await fetch(healthUrl).catch(() => null);
-      return response?.status === 200;
-    }),
-  );
+  await untilHealthy(service, healthUrl);
   return Object.assign(service, { healthUrl });
 }
 
@@ -242,13 +247,7 @@ export async function startMedia(
     { ...env, MEDIA_HOST: '127.0.0.1', MEDIA_PORT: String(mediaPort) },
     { build },
   );
-  await untilReady(
-    service,
-    waitFor(`${name} to answer ${healthUrl} with 200`, 60_000, async () => {
-      const response = await fetch(healthUrl).catch(() => null);
-      return response?.status === 200;
-    }),
-  );
+  await untilHealthy(service, healthUrl);
   return Object.assign(service, { healthUrl, streamUrl: `ws://127.0.0.1:${mediaPort}/media/twilio` });
 }
 

@@ -32,15 +32,20 @@ export interface OpenAiSettings {
   timeoutMs: number;
 }
 
-/** An OpenAI-compatible chat-completions endpoint through the official `openai` package. */
-export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
-  const client = new OpenAI({
+/** The official client for an OpenAI-compatible endpoint, as a live call needs it. */
+export function openAiClient(settings: Omit<OpenAiSettings, 'model'>): OpenAI {
+  return new OpenAI({
     apiKey: settings.apiKey,
     ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
     timeout: settings.timeoutMs,
     // A caller is waiting: one quick retry at most, then the session's own fallback.
     maxRetries: 1,
   });
+}
+
+/** An OpenAI-compatible chat-completions endpoint through the official `openai` package. */
+export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
+  const client = openAiClient(settings);
   return {
     async *reply(messages, tools, signal, model) {
       const stream = await client.chat.completions.create(

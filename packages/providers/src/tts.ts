@@ -1,5 +1,5 @@
 import { mulawEncode, MULAW_SAMPLE_RATE, resample, speak } from '@voice/audio';
-import OpenAI from 'openai';
+import { openAiClient, type OpenAiSettings } from './llm';
 
 export interface TextToSpeech {
   /** The text spoken in the agent's voice (its catalog id), as 8 kHz μ-law ready for the phone line. */
@@ -58,21 +58,9 @@ export const espeakTextToSpeech: TextToSpeech = {
   synthesize: (text, { language, voice }) => speak(text, providerVoice('espeak', voice, language)),
 };
 
-export interface OpenAiSpeechSettings {
-  apiKey: string;
-  baseUrl?: string;
-  model: string;
-  timeoutMs: number;
-}
-
 /** OpenAI's speech endpoint (the official package): raw 24 kHz PCM, resampled to the phone line's 8 kHz. */
-export function openAiTextToSpeech(settings: OpenAiSpeechSettings): TextToSpeech {
-  const client = new OpenAI({
-    apiKey: settings.apiKey,
-    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
-    timeout: settings.timeoutMs,
-    maxRetries: 1,
-  });
+export function openAiTextToSpeech(settings: OpenAiSettings): TextToSpeech {
+  const client = openAiClient(settings);
   return {
     async synthesize(text, { language, voice }) {
       const response = await client.audio.speech.create({

@@ -78,6 +78,19 @@ async function liveCall() {
   return { id, carrierCallId: `CA${id.replace(/-/g, '')}` };
 }
 
+/** A live call whose conversation the media server has stored (it ended as `ended`). */
+async function endedLiveCall() {
+  const call = await liveCall();
+  await storeConversation(deps, call.id, {
+    end: 'ended',
+    transcript,
+    varsCollected: {},
+    recordingKey: null,
+    endedAt: clock.now(),
+  });
+  return call;
+}
+
 const ended = (carrierCallId: string) => ({
   carrierCallId,
   kind: 'ended' as const,
@@ -129,14 +142,7 @@ describe('a call with a live conversation', () => {
   });
 
   it('is analysed in the schema of its agent: the summary, the extracted variables and the gender', async () => {
-    const call = await liveCall();
-    await storeConversation(deps, call.id, {
-      end: 'ended',
-      transcript,
-      varsCollected: {},
-      recordingKey: null,
-      endedAt: clock.now(),
-    });
+    const call = await endedLiveCall();
     replies = [
       {
         say: JSON.stringify({
@@ -168,14 +174,7 @@ describe('a call with a live conversation', () => {
   });
 
   it('refuses an answer that leaves out a required variable, and changes nothing', async () => {
-    const call = await liveCall();
-    await storeConversation(deps, call.id, {
-      end: 'ended',
-      transcript,
-      varsCollected: {},
-      recordingKey: null,
-      endedAt: clock.now(),
-    });
+    const call = await endedLiveCall();
     replies = [
       { say: JSON.stringify({ summary: 'Booked.', detected_gender: 'female', vars_extracted: {} }) },
     ];

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeWav } from '@voice/audio/wav';
 import type { CoreConfig } from '../deps';
 import type { CallRow } from './call-view';
 import type { TranscriptEntry } from './conversation';
@@ -40,7 +41,7 @@ export function verifyRecordingSignature(
  */
 export function renderRecordingWav(durationMs: number, transcript: TranscriptEntry[]): Buffer {
   const samples = Math.max(1, Math.floor((Math.min(durationMs, MAX_RECORDING_MS) / 1000) * SAMPLE_RATE));
-  const pcm = Buffer.alloc(samples * 2);
+  const pcm = new Int16Array(samples);
   const spoken = transcript.filter((entry) => entry.role !== 'system');
   spoken.forEach((entry, index) => {
     const from = Math.floor((entry.timestamp_ms / 1000) * SAMPLE_RATE);
@@ -50,23 +51,8 @@ export function renderRecordingWav(durationMs: number, transcript: TranscriptEnt
       Math.floor((Math.max(entry.timestamp_ms, nextStart - 200) / 1000) * SAMPLE_RATE),
     );
     const frequency = entry.role === 'agent' ? 440 : 330;
-    for (let i = from; i < to; i += 1) {
-      pcm.writeInt16LE(Math.round(Math.sin((2 * Math.PI * frequency * i) / SAMPLE_RATE) * 8000), i * 2);
-    }
+    for (let i = from; i < to; i += 1)
+      pcm[i] = Math.round(Math.sin((2 * Math.PI * frequency * i) / SAMPLE_RATE) * 8000);
   });
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVE', 8);
-  header.write('fmt ', 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  return writeWav(SAMPLE_RATE, [pcm]);
 }
