@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { mulawDecode, writeWav } from '@voice/audio';
 import {
   fillVariables,
+  mergedVariables,
+  placeholdersIn,
   recordingKeyFor,
   startConversation,
   storeConversation,
@@ -105,12 +107,10 @@ const LATE_FRAME_MS = 40;
 
 export interface MediaServer {
   url: string;
-  /** Conversations in progress. */
-  active(): number;
   stop(): Promise<void>;
 }
 
-/** The call's agent, with the call's variables filled in (defaults applied). */
+/** The call's agent, with the call's variables filled in (the agent's defaults for those not given). */
 async function loadAgent(core: CoreDeps, callId: string) {
   const call = await core.db.call.findUnique({
     where: { id: callId },
@@ -118,14 +118,8 @@ async function loadAgent(core: CoreDeps, callId: string) {
   });
   if (!call?.agent) return null;
   const { agent } = call;
-  const defaults = Object.fromEntries(
-    (agent.variablesProvided as { name: string; default?: string | null }[])
-      .filter((variable) => variable.default)
-      .map((variable) => [variable.name, variable.default!]),
-  );
-  const vars = { ...defaults, ...(call.varsProvided as Record<string, string>) };
+  const vars = mergedVariables(agent, call.varsProvided as Record<string, string>);
   return {
-    call,
     agent: {
       model: agent.llmModel,
       language: agent.language,
@@ -217,16 +211,9 @@ export async function startMediaServer(
       clock.add(line);
       const log = deps.logger.child({ callId });
       // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
-      const unfilled = [
-        ...`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`.matchAll(
-          /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g,
-        ),
-      ].map((match) => match[1]);
+      const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
       if (unfilled.length > 0)
-        log.warn(
-          { placeholders: [...new Set(unfilled)] },
-          'placeholders without a value are left as written',
-        );
+        log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
       const ended = async (result: ConversationResult) => {
         clock.remove(line);
         try {
@@ -287,7 +274,6 @@ export async function startMediaServer(
   const address = server.address() as AddressInfo;
   return {
     url: `ws://${host}:${address.port}${MEDIA_STREAM_PATH}`,
-    active: () => sessions.size,
     async stop() {
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));

@@ -8,7 +8,7 @@ import type {
   TextToSpeech,
 } from '@voice/providers';
 import { AudioTrack } from './audio-track';
-import { FRAME_BYTES, FRAME_MS, type TwilioLine } from './twilio-line';
+import { FRAME_MS, type TwilioLine } from './twilio-line';
 
 /**
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
@@ -72,9 +72,12 @@ export interface SessionLimits {
 const SENTENCE_END = /[.!?…。؟]["')\]]*\s+|\n+/;
 
 const FALLBACK = 'Sorry, I am having trouble hearing you right now. Could you say that again?';
-const STT_LOST = 'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.';
+const TECHNICAL_GOODBYE =
+  'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.';
 const SILENCE_GOODBYE = 'I have not heard from you, so I will end the call now. Goodbye.';
 const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
+/** What the carrier may still hold of the agent's audio once the last frame is sent. */
+const CARRIER_BUFFER_MS = 80;
 /** Frames of the caller's audio sent to speech-to-text at once. */
 const STT_CHUNK_FRAMES = 2;
 /** The model failing this many turns in a row ends the call. */
@@ -177,9 +180,6 @@ export class ConversationSession {
   private silenceTimer: NodeJS.Timeout | null = null;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
-  private resolveEnd!: (end: ConversationEnd) => void;
-  /** Resolves with how the conversation ended, once it has. */
-  readonly ended: Promise<ConversationEnd>;
 
   constructor(
     private readonly line: TwilioLine,
@@ -191,7 +191,6 @@ export class ConversationSession {
     private readonly startedAt: number = Date.now(),
   ) {
     this.tools = conversationTools(agent);
-    this.ended = new Promise((resolve) => (this.resolveEnd = resolve));
     line.onChunkSent = (mark) => {
       for (const sentence of this.turn?.sentences ?? []) if (sentence.mark === mark) sentence.played = true;
     };
@@ -391,7 +390,7 @@ export class ConversationSession {
       if (turn.abort.signal.aborted) return;
       this.failures.push(`language model: ${(error as Error).message}`);
       this.llmFailures += 1;
-      if (this.llmFailures >= MAX_LLM_FAILURES) return this.sayAndEnd(STT_LOST, 'agent_hangup');
+      if (this.llmFailures >= MAX_LLM_FAILURES) return this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
       this.say(turn, FALLBACK);
       await turn.queued;
       return;
@@ -399,7 +398,7 @@ export class ConversationSession {
     await turn.queued;
     if (turn.abort.signal.aborted) return;
     if (calls.length === 0) this.rememberSaid(turn, text.trim());
-    if (calls.length > 0) await this.runTools(turn, text.trim(), calls, round);
+    else await this.runTools(turn, text.trim(), calls, round);
   }
 
   private async runTools(
@@ -457,7 +456,7 @@ export class ConversationSession {
     while (this.line.speaking && !turn.abort.signal.aborted && !this.ending)
       await new Promise((resolve) => setTimeout(resolve, FRAME_MS * 5));
     // Twilio's own buffer plays its last frames.
-    await new Promise((resolve) => setTimeout(resolve, (FRAME_BYTES / 8) * 4));
+    await new Promise((resolve) => setTimeout(resolve, CARRIER_BUFFER_MS));
   }
 
   private async sayAndEnd(text: string, end: ConversationEnd) {
@@ -477,7 +476,7 @@ export class ConversationSession {
     if (this.ending) return;
     this.failures.push(reason);
     this.stt = null;
-    await this.sayAndEnd(STT_LOST, 'agent_hangup');
+    await this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
   }
 
   private armSilenceTimer() {
@@ -501,7 +500,6 @@ export class ConversationSession {
       if (this.limitTimer) clearTimeout(this.limitTimer);
       this.turn?.abort.abort();
       await this.stt?.close();
-      this.resolveEnd(end);
       const result: ConversationResult = {
         end,
         transcript: this.transcript.filter((entry) => entry.content),

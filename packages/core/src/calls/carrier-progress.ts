@@ -65,6 +65,12 @@ function storedCarrierEnd(stored: unknown): CarrierEnd & { seenAt: Date } {
   };
 }
 
+/** The end the carrier reported earlier, kept on the call while it waited for its conversation. */
+function endAsKept(deps: CoreDeps & CallRuntime, call: Call, kept: unknown): Promise<CallProgress> {
+  const { seenAt, ...end } = storedCarrierEnd(kept);
+  return endWhenHeard(deps, call, end, seenAt);
+}
+
 /**
  * The carrier reported the call's end: the call ends, unless its conversation is live on the media
  * server and not stored yet; then the end is kept on the call and the workflow looks again shortly
@@ -74,13 +80,14 @@ async function endWhenHeard(
   deps: CoreDeps & CallRuntime,
   call: Call,
   end: CarrierEnd,
+  /** When the service first heard of this end (kept on the call); now when it is news. */
+  seenBefore?: Date,
 ): Promise<CallProgress> {
   if (!end.answeredAt || !call.mediaStartedAt) return done(await finishCall(deps, call, end));
   if (call.conversationEndedAt) return { ...done(await finishCall(deps, call, end)), analyze: true };
   const now = deps.clock.now();
-  let seenAt = now;
-  if (call.carrierEnd) seenAt = storedCarrierEnd(call.carrierEnd).seenAt;
-  else
+  const seenAt = seenBefore ?? now;
+  if (!seenBefore)
     await deps.db.call.update({
       where: { id: call.id },
       data: {
@@ -184,7 +191,7 @@ const awaitingEvents = (
 export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
-  if (call.carrierEnd) return endWhenHeard(deps, call, storedCarrierEnd(call.carrierEnd));
+  if (call.carrierEnd) return endAsKept(deps, call, call.carrierEnd);
   if (!call.carrierCallId) return placeCall(deps, callId);
   return progress(deps, call, call.carrierCallId);
 }
@@ -226,7 +233,7 @@ export async function applyCarrierEvents(
   const call = await loadCallForProgress(deps.db, callId);
   if (TERMINAL.has(call.status)) return done(call.status);
   // The carrier has reported the end already: later events change nothing.
-  if (call.carrierEnd) return endWhenHeard(deps, call, storedCarrierEnd(call.carrierEnd));
+  if (call.carrierEnd) return endAsKept(deps, call, call.carrierEnd);
   const carrierCallId = call.carrierCallId ?? events[0]?.carrierCallId;
   if (!carrierCallId) return placeCall(deps, callId);
   if (!call.carrierCallId)

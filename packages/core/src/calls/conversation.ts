@@ -46,12 +46,16 @@ function pick<T>(items: readonly T[], key: string): T {
   return items[createHash('sha256').update(key).digest().readUInt32BE(0) % items.length]!;
 }
 
-/** `{{name}}` placeholders take the call's variables. */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** `{{name}}` placeholders take the call's variables; one without a value stays as written. */
 export function fillVariables(text: string, vars: Record<string, string>): string {
-  return text.replace(
-    /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g,
-    (whole, name: string) => vars[name] ?? whole,
-  );
+  return text.replace(PLACEHOLDER, (whole, name: string) => vars[name] ?? whole);
+}
+
+/** The names of the placeholders a text still holds (after filling: those without a value). */
+export function placeholdersIn(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1]!))];
 }
 
 function extractedValue(variable: { name: string; description: string }, key: string): string {

@@ -11,7 +11,7 @@ import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
 
 /** Variables whose names begin with `_` are call-local: never stored. */
-export function storableVariables(vars: Record<string, string>): Record<string, string> {
+export function storableVariables<T>(vars: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('_')));
 }
 

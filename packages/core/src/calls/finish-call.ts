@@ -3,6 +3,7 @@ import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
 import type { AnsweredBy, CarrierOutcome } from './carrier';
 import type { CallRuntime } from './call-runtime';
+import { storableVariables } from './dial-call';
 
 /** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
 export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus; reason: string | null } {
@@ -155,9 +156,7 @@ async function converse(
     transcript: JSON.stringify(result.transcript),
     summary: result.summary,
     varsExtracted: JSON.stringify(result.varsExtracted),
-    varsCollected: JSON.stringify(
-      Object.fromEntries(Object.entries(result.varsCollected).filter(([name]) => !name.startsWith('_'))),
-    ),
+    varsCollected: JSON.stringify(storableVariables(result.varsCollected)),
     detectedGender: result.detectedGender,
   };
 }

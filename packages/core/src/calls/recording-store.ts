@@ -31,7 +31,7 @@ export function recordingKeyFor(callId: string): string {
   return `${callId.toLowerCase()}.wav`;
 }
 
-/** The deployment's recording store. */
+/** The deployment's local recording store (its directory); calls/s3-recording-store.ts adds buckets. */
 export function recordingStoreFor(config: { recordingsDir?: string }): RecordingStore {
   return localRecordingStore(config.recordingsDir ?? '.data/recordings');
 }

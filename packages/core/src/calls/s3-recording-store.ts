@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { CoreConfig } from '../deps';
-import { localRecordingStore, type RecordingStore, type S3RecordingSettings } from './recording-store';
+import { recordingStoreFor, type RecordingStore, type S3RecordingSettings } from './recording-store';
 
 /** Recordings as objects of an S3-compatible bucket, through the official AWS SDK. */
 export function s3RecordingStore(settings: S3RecordingSettings): RecordingStore {
@@ -40,5 +40,5 @@ export function s3RecordingStore(settings: S3RecordingSettings): RecordingStore 
 /** The deployment's recording store: its S3-compatible bucket when configured, else its directory. */
 export function configuredRecordingStore(config: CoreConfig): RecordingStore {
   if (config.recordingsS3) return s3RecordingStore(config.recordingsS3);
-  return localRecordingStore(config.recordingsDir ?? '.data/recordings');
+  return recordingStoreFor(config);
 }

@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps';
 import type { TranscriptEntry } from './conversation';
+import { storableVariables } from './dial-call';
 
 /** A live conversation's outcome, as the media server hands it over. */
 export interface ConversationRecord {
@@ -32,9 +33,6 @@ export async function storeConversation(
   callId: string,
   record: ConversationRecord,
 ): Promise<void> {
-  const varsCollected = Object.fromEntries(
-    Object.entries(record.varsCollected).filter(([name]) => !name.startsWith('_')),
-  );
   await db.call.updateMany({
     where: { id: callId, conversationEndedAt: null },
     data: {
@@ -43,7 +41,7 @@ export async function storeConversation(
         content,
         timestamp_ms,
       })),
-      varsCollected,
+      varsCollected: storableVariables(record.varsCollected),
       conversationEndReason: record.end,
       conversationEndedAt: record.endedAt,
       recordingKey: record.recordingKey,
