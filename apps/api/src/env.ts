@@ -4,6 +4,13 @@ import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
 const Env = ServiceEnv.extend({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Redis for the rate-limit buckets, shared by every api instance; unset: this process's memory. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  /** How long a resolved API key or user is kept in memory (ms); 0 reads Postgres on every request. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 }).superRefine(checkServiceEnv);
 export type ApiEnv = z.infer<typeof Env>;
 

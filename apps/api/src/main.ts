@@ -1,5 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
-import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
+import {
+  AuthCache,
+  coreConfigFromEnv,
+  followAuthChanges,
+  memoryRateLimitStore,
+  systemClock,
+  systemResolver,
+} from '@voice/core';
+import { redisRateLimitStore } from '@voice/core/redis';
 import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
@@ -17,12 +25,34 @@ const logger = pino({
   },
 });
 
+/** A warning logged at most every 10 s while its cause lasts (each request would otherwise log one). */
+function throttledWarning(message: string) {
+  let last = 0;
+  return (error: Error) => {
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    logger.warn({ err: error }, message);
+  };
+}
+
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 // One Temporal connection for the life of the process; lazy, so the api starts even while Temporal is down.
 const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
 const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE });
 
 const config = coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`);
+// Credentials resolved once and kept briefly; revocations reach every instance through Postgres.
+const authCache = env.AUTH_CACHE_TTL_MS > 0 ? new AuthCache({ ttlMs: env.AUTH_CACHE_TTL_MS }) : undefined;
+const authChanges = authCache
+  ? await followAuthChanges(env.DATABASE_URL, authCache, (error) =>
+      logger.warn({ err: error }, 'auth change notices lost; credentials read from the database until back'),
+    )
+  : undefined;
+const rateLimitStore = env.REDIS_URL
+  ? redisRateLimitStore(env.REDIS_URL, {
+      onError: throttledWarning('rate limiter cannot reach Redis; requests go through unlimited'),
+    })
+  : memoryRateLimitStore();
 const server = createServer(
   {
     core: {
@@ -33,6 +63,8 @@ const server = createServer(
       workflows: createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE),
       // Live calls' recordings, which the media server writes.
       recordings: configuredRecordingStore(config),
+      ...(authCache ? { authCache } : {}),
+      rateLimitStore,
     },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});
@@ -51,6 +83,8 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info({ signal }, 'api shutting down');
   await server.stop();
+  await authChanges?.stop();
+  await rateLimitStore.close();
   await temporal.close();
   await db.$disconnect();
   process.exit(0);

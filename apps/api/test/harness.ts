@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { Connection } from '@temporalio/client';
-import type { CoreDeps } from '@voice/core';
+import { AuthCache, followAuthChanges, memoryRateLimitStore, type CoreDeps } from '@voice/core';
 import { createTestDeps, seedAccount } from '@voice/core/testing';
 import pino from 'pino';
 import { inject } from 'vitest';
@@ -8,6 +8,8 @@ import { createServer, type Server } from '../src/server';
 
 export interface TestApi {
   url: string;
+  /** The database the api runs on. */
+  databaseUrl: string;
   deps: CoreDeps;
   server: Server;
   /** Every log line the server wrote, parsed. */
@@ -20,7 +22,11 @@ export async function startTestApi(
   overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {},
 ): Promise<TestApi> {
   const { deps: base, database } = await createTestDeps();
-  const deps = { ...base, ...overrides.core };
+  // As production runs it: credentials cached and kept in step with the database's change notices,
+  // rate-limit buckets in memory (the rate-limit tests share theirs through Redis).
+  const authCache = new AuthCache();
+  const authChanges = await followAuthChanges(database.url, authCache);
+  const deps = { ...base, authCache, rateLimitStore: memoryRateLimitStore(), ...overrides.core };
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -43,11 +49,13 @@ export async function startTestApi(
   deps.config.publicUrl = url;
   return {
     url,
+    databaseUrl: database.url,
     deps,
     server,
     logs,
     async close() {
       await server.stop();
+      await authChanges.stop();
       await connection.close();
       await database.drop();
     },

@@ -2,6 +2,8 @@ import type { CarrierEvent, ServiceEnd } from './calls/carrier';
 import type { RecordingStore, S3RecordingSettings } from './calls/recording-store';
 import type { Db } from '@voice/db';
 import type { HostResolver } from './network/resolver';
+import type { AuthCache } from './auth/auth-cache';
+import type { RateLimitStore } from './rate-limits/rate-limit-store';
 
 export interface Clock {
   now(): Date;
@@ -93,6 +95,10 @@ export interface CoreDeps {
   workflows: WorkflowStarter;
   /** Where live calls' recordings are (the api and the media server); the local directory when omitted. */
   recordings?: RecordingStore;
+  /** Resolved credentials kept in process (the api); every request reads Postgres when omitted. */
+  authCache?: AuthCache;
+  /** Where rate-limit buckets are (Redis, or this process's memory); no limiting when omitted. */
+  rateLimitStore?: RateLimitStore;
 }
 
 async function noTemporal(): Promise<never> {

@@ -6,6 +6,8 @@ export * from './auth/api-keys';
 export * from './auth/jwt';
 export * from './auth/authenticate';
 export * from './rate-limits/enforce-rate-limit';
+export * from './rate-limits/rate-limit-store';
+export * from './auth/auth-cache';
 export * from './accounts/create-account';
 export * from './accounts/create-user';
 export * from './accounts/set-account-limits';

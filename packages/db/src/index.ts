@@ -1,4 +1,5 @@
 export { createDb } from './client';
+export { listen, type Listener, type ListenOptions } from './listen';
 export type { Db, CreateDbOptions } from './client';
 export {
   Prisma,

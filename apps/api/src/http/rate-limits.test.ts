@@ -1,5 +1,14 @@
-import { createApiKey, setAccountLimits } from '@voice/core';
-import { manualClock } from '@voice/core/testing';
+import { randomUUID } from 'node:crypto';
+import {
+  AuthCache,
+  createApiKey,
+  followAuthChanges,
+  setAccountLimits,
+  type RateLimitStore,
+} from '@voice/core';
+import { redisRateLimitStore } from '@voice/core/redis';
+import { manualClock, TEST_REDIS_URL } from '@voice/core/testing';
+import type { Listener } from '@voice/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
 import { createServer, type Server } from '../server';
@@ -8,6 +17,8 @@ let api: TestApi;
 let second: Server;
 let secondUrl: string;
 const clock = manualClock(new Date());
+const stores: RateLimitStore[] = [];
+let secondAuthChanges: Listener;
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -19,12 +30,27 @@ beforeAll(async () => {
     concurrentCalls: 0,
   };
   api.deps.clock = clock;
-  // A second api instance over the same database: the buckets are shared, not per process.
-  second = createServer({ core: api.deps, pingTemporal: async () => {} });
+  // Two api instances, each with its own connection to Redis and its own credential cache, over the
+  // same database and Redis server: the buckets are shared, not per process.
+  const prefix = `test-ratelimit-${randomUUID()}:`;
+  const storeOf = () => {
+    const store = redisRateLimitStore(TEST_REDIS_URL, { prefix });
+    stores.push(store);
+    return store;
+  };
+  api.deps.rateLimitStore = storeOf();
+  const secondCache = new AuthCache();
+  secondAuthChanges = await followAuthChanges(api.databaseUrl, secondCache);
+  second = createServer({
+    core: { ...api.deps, rateLimitStore: storeOf(), authCache: secondCache },
+    pingTemporal: async () => {},
+  });
   secondUrl = await second.start();
 });
 afterAll(async () => {
   await second?.stop();
+  await secondAuthChanges?.stop();
+  await Promise.all(stores.map((store) => store.close()));
   await api?.close();
 });
 
@@ -66,6 +92,22 @@ describe('rate limits', () => {
     const { key: other } = await createApiKey(api.deps, { accountId: account.id, name: 'second' });
     for (let i = 0; i < 3; i += 1) expect((await listAgents(api.url, key)).status).toBe(200);
     for (let i = 0; i < 2; i += 1) expect((await listAgents(secondUrl, other)).status).toBe(200);
+    expectRefused(await listAgents(api.url, other), /5 requests a minute for this account/);
+  });
+
+  it('takes nothing from the other buckets when one refuses a request', async () => {
+    const { account, key } = await seedAccount(api.deps, 'All or nothing', ['+14155550175']);
+    const { key: other } = await createApiKey(api.deps, { accountId: account.id, name: 'second' });
+    for (let i = 0; i < 3; i += 1) expect((await listAgents(api.url, key)).status).toBe(200);
+    // The key's bucket is empty: these are refused and leave the account's two tokens where they are.
+    for (let i = 0; i < 3; i += 1) expectRefused(await listAgents(secondUrl, key), /this API key/);
+    const remaining = [];
+    for (let i = 0; i < 2; i += 1) {
+      const res = await listAgents(secondUrl, other);
+      expect(res.status).toBe(200);
+      remaining.push(res.headers.get('ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['1', '0']);
     expectRefused(await listAgents(api.url, other), /5 requests a minute for this account/);
   });
 

@@ -21,7 +21,7 @@ export type SetAccountLimitsInput = z.infer<typeof SetAccountLimitsInput>;
 
 /** Sets the limits given (the others stay); returns the account's limits. */
 export async function setAccountLimits(
-  { db }: CoreDeps,
+  { db, authCache }: CoreDeps,
   { accountId, ...input }: { accountId: string } & SetAccountLimitsInput,
 ) {
   const found = isUuid(accountId) ? await db.account.findUnique({ where: { id: accountId } }) : null;
@@ -35,6 +35,9 @@ export async function setAccountLimits(
       maxConcurrentCalls: input.max_concurrent_calls,
     },
   });
+  // The api instances hold the limits with the account's credentials and hear of the change from the
+  // database (auth-cache.ts); this process forgets them now.
+  authCache?.apply(`account:${accountId}`);
   return {
     account_id: account.id,
     key_requests_per_minute: account.keyRequestsPerMinute,

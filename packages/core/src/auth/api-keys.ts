@@ -87,12 +87,14 @@ export async function listApiKeys(
 }
 
 export async function revokeApiKey(
-  { db, clock }: CoreDeps,
+  { db, clock, authCache }: CoreDeps,
   { accountId, apiKeyId }: { accountId: string; apiKeyId: string },
 ): Promise<ApiKeyView> {
   const existing = await db.apiKey.findFirst({ where: inAccount(accountId, { id: apiKeyId }) });
   if (!existing) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   if (existing.revokedAt) return toApiKeyView(existing);
   const row = await db.apiKey.update({ where: { id: existing.id }, data: { revokedAt: clock.now() } });
+  // Every api instance hears of it from the database (auth-cache.ts); this one forgets it now.
+  authCache?.apply(`key:${existing.keyHash}`);
   return toApiKeyView(row);
 }

@@ -8,13 +8,30 @@ export const callInclude = {
   account: true,
 } satisfies Prisma.CallInclude;
 export type CallRow = Prisma.CallGetPayload<{ include: typeof callInclude }>;
+/** What a call's list item is made of (call-list reads only these columns). */
+export type ListedCallRow = Pick<
+  CallRow,
+  | 'id'
+  | 'callType'
+  | 'status'
+  | 'disconnectionReason'
+  | 'agentVersion'
+  | 'fromNumber'
+  | 'toNumber'
+  | 'direction'
+  | 'isTestCall'
+  | 'summary'
+  | 'createdAt'
+  | 'connectedAt'
+  | 'endedAt'
+> & { agent: { id: string; name: string } | null };
 
 /**
  * Call timing, in Unix ms: `start_timestamp` is when the call was placed (dial accepted),
  * `end_timestamp` when it reached a terminal status, `duration_ms` the connected (talk) time: from
  * answer to end, 0 for a call that never connected. So start + duration <= end.
  */
-export function callTiming(row: CallRow) {
+export function callTiming(row: Pick<CallRow, 'createdAt' | 'connectedAt' | 'endedAt'>) {
   const start = row.createdAt.getTime();
   const end = row.endedAt?.getTime() ?? null;
   const duration = row.connectedAt && row.endedAt ? row.endedAt.getTime() - row.connectedAt.getTime() : 0;
@@ -23,7 +40,7 @@ export function callTiming(row: CallRow) {
 
 export const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
 
-export function toLightweightCall(row: CallRow, { includeSummary = false } = {}): LightweightCall {
+export function toLightweightCall(row: ListedCallRow, { includeSummary = false } = {}): LightweightCall {
   const { start, duration } = callTiming(row);
   return {
     call_id: row.id,
@@ -57,7 +74,11 @@ export function toFullCall(row: CallRow, recordingUrl: string | null): FullCall 
   };
 }
 
-function olderExtras(row: CallRow) {
+function olderExtras(row: {
+  agent: { id: string; name: string } | null;
+  agentVersion: number | null;
+  account: { id: string; name: string };
+}) {
   return {
     agent: row.agent ? { id: row.agent.id, name: row.agent.name, version: row.agentVersion ?? 1 } : null,
     account: { id: row.account.id, name: row.account.name },
@@ -66,7 +87,9 @@ function olderExtras(row: CallRow) {
   };
 }
 
-export const toOlderLightweightCall = (row: CallRow): z.infer<typeof OlderLightweightCall> => ({
+export const toOlderLightweightCall = (
+  row: ListedCallRow & { account: { id: string; name: string } },
+): z.infer<typeof OlderLightweightCall> => ({
   ...toLightweightCall(row),
   ...olderExtras(row),
 });

@@ -1,69 +1,94 @@
-import type { Prisma } from '@voice/db';
+import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { inAccount } from '../scope';
-import { callInclude, toLightweightCall, toOlderLightweightCall } from './call-view';
+import { isUuid } from '../scope';
+import { and, countCalls, filterConditions, type CallCountFilter } from './call-counts';
+import { toLightweightCall, toOlderLightweightCall, type ListedCallRow } from './call-view';
 import type { CallListOutput, ListCallsData } from './schemas';
 
-function whereFor(accountId: string, { filter_criteria: f }: ListCallsData): Prisma.CallWhereInput {
-  return inAccount(accountId, {
-    deletedAt: null,
-    ...(f.include_test_calls ? {} : { isTestCall: false }),
-    ...(f.agent_id ? { agentId: { in: f.agent_id } } : {}),
-    ...(f.call_status ? { status: { in: f.call_status } } : {}),
-    ...(f.direction ? { direction: { in: f.direction } } : {}),
-    ...(f.start_timestamp
-      ? {
-          createdAt: {
-            ...(f.start_timestamp.lower_threshold !== undefined
-              ? { gte: new Date(f.start_timestamp.lower_threshold) }
-              : {}),
-            ...(f.start_timestamp.upper_threshold !== undefined
-              ? { lte: new Date(f.start_timestamp.upper_threshold) }
-              : {}),
-          },
-        }
-      : {}),
-  });
+/** The instants Postgres and JavaScript both hold (years 1 to 9999): a threshold beyond them is open. */
+const EARLIEST_MS = -62_135_596_800_000; // 0001-01-01T00:00:00Z
+const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The request's filter as counted; null when no call can match (a window that ends before it starts). */
+function countFilter({ filter_criteria: f }: ListCallsData): CallCountFilter | null {
+  const lower = f.start_timestamp?.lower_threshold;
+  const upper = f.start_timestamp?.upper_threshold;
+  if ((lower !== undefined && lower > LATEST_MS) || (upper !== undefined && upper < EARLIEST_MS)) return null;
+  return {
+    includeTestCalls: f.include_test_calls,
+    ...(f.agent_id ? { agentIds: f.agent_id } : {}),
+    ...(f.call_status ? { statuses: f.call_status } : {}),
+    ...(f.direction ? { directions: f.direction } : {}),
+    ...(lower !== undefined && lower > EARLIEST_MS ? { from: lower } : {}),
+    ...(upper !== undefined && upper < LATEST_MS ? { until: upper } : {}),
+  };
 }
 
-/** Calls by start time; `pagination_key` is the last call_id of the previous page (exclusive). */
-async function page(deps: CoreDeps, accountId: string, input: ListCallsData) {
-  const where = whereFor(accountId, input);
-  const descending = input.sort_order === 'descending';
-  let after: Prisma.CallWhereInput = {};
-  if (input.pagination_key !== undefined) {
-    const cursor = await deps.db.call
-      .findFirst({ where: { ...where, id: input.pagination_key }, select: { id: true, createdAt: true } })
-      .catch(() => null);
-    if (!cursor)
-      throw new AppError('VALIDATION_FAILED', 'pagination_key must be a call_id from the previous page');
-    const beyond = descending ? 'lt' : 'gt';
-    after = {
-      OR: [
-        { createdAt: { [beyond]: cursor.createdAt } },
-        { createdAt: cursor.createdAt, id: { [beyond]: cursor.id } },
-      ],
-    };
+interface PageRow extends Omit<ListedCallRow, 'agent'> {
+  agentName: string | null;
+  agentId: string | null;
+}
+
+/**
+ * Calls by start time, a keyset page: `pagination_key` is the last call_id of the previous page
+ * (exclusive), and the page continues after its (start, id) along the (account, start, id) index.
+ */
+async function page(deps: CoreDeps, accountId: string, input: ListCallsData): Promise<ListedCallRow[]> {
+  const filter = countFilter(input);
+  const conditions = filter && filterConditions(filter);
+  const badKey = () =>
+    new AppError('VALIDATION_FAILED', 'pagination_key must be a call_id from the previous page');
+  if (input.pagination_key !== undefined && !isUuid(input.pagination_key)) throw badKey();
+  if (!filter || !conditions) {
+    if (input.pagination_key !== undefined) throw badKey();
+    return [];
   }
-  const order = descending ? 'desc' : 'asc';
-  const [rows, total] = await Promise.all([
-    deps.db.call.findMany({
-      where: { AND: [where, after] },
-      include: callInclude,
-      orderBy: [{ createdAt: order }, { id: order }],
-      take: input.limit,
-    }),
-    deps.db.call.count({ where }),
-  ]);
-  return { rows, total };
+  const where = [
+    Prisma.sql`account_id = ${accountId}::uuid`,
+    Prisma.sql`deleted_at IS NULL`,
+    ...conditions,
+    ...(filter.from !== undefined ? [Prisma.sql`created_at >= ${new Date(filter.from)}`] : []),
+    ...(filter.until !== undefined ? [Prisma.sql`created_at <= ${new Date(filter.until)}`] : []),
+  ];
+  const descending = input.sort_order === 'descending';
+  if (input.pagination_key !== undefined) {
+    const [cursor] = await deps.db.$queryRaw<{ createdAt: Date; id: string }[]>`
+      SELECT created_at AS "createdAt", id FROM calls WHERE id = ${input.pagination_key}::uuid AND ${and(where)}`;
+    if (!cursor) throw badKey();
+    where.push(
+      descending
+        ? Prisma.sql`(created_at, id) < (${cursor.createdAt}, ${cursor.id}::uuid)`
+        : Prisma.sql`(created_at, id) > (${cursor.createdAt}, ${cursor.id}::uuid)`,
+    );
+  }
+  const order = descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+  const summary = input.filter_criteria.include_summary ? Prisma.sql`c.summary` : Prisma.sql`NULL::text`;
+  const rows = await deps.db.$queryRaw<PageRow[]>`
+    SELECT c.id, c.call_type AS "callType", c.status::text AS status,
+           c.disconnection_reason AS "disconnectionReason", c.agent_version AS "agentVersion",
+           c.from_number AS "fromNumber", c.to_number AS "toNumber", c.direction::text AS direction,
+           c.is_test_call AS "isTestCall", ${summary} AS summary, c.created_at AS "createdAt",
+           c.connected_at AS "connectedAt", c.ended_at AS "endedAt", a.id AS "agentId", a.name AS "agentName"
+      FROM (SELECT * FROM calls WHERE ${and(where)} ORDER BY created_at ${order}, id ${order}
+             LIMIT ${input.limit}) c
+      LEFT JOIN agents a ON a.id = c.agent_id
+     ORDER BY c.created_at ${order}, c.id ${order}`;
+  return rows.map(({ agentId, agentName, ...row }) => ({
+    ...row,
+    agent: agentId ? { id: agentId, name: agentName! } : null,
+  }));
 }
 
 export async function listCalls(
   deps: CoreDeps,
   { accountId, ...input }: { accountId: string } & ListCallsData,
 ): Promise<CallListOutput> {
-  const { rows, total } = await page(deps, accountId, input);
+  const filter = countFilter(input);
+  const [rows, total] = await Promise.all([
+    page(deps, accountId, input),
+    filter ? countCalls(deps.db, accountId, filter) : 0,
+  ]);
   const includeSummary = input.filter_criteria.include_summary;
   return { calls: rows.map((row) => toLightweightCall(row, { includeSummary })), total_count: total };
 }
@@ -73,10 +98,13 @@ export async function listOlderCalls(
   deps: CoreDeps,
   { accountId, ...input }: { accountId: string } & ListCallsData,
 ) {
-  const { rows } = await page(deps, accountId, input);
+  const [rows, account] = await Promise.all([
+    page(deps, accountId, input),
+    deps.db.account.findUniqueOrThrow({ where: { id: accountId }, select: { id: true, name: true } }),
+  ]);
   const includeSummary = input.filter_criteria.include_summary;
   return rows.map((row) => ({
-    ...toOlderLightweightCall(row),
+    ...toOlderLightweightCall({ ...row, account }),
     ...(includeSummary ? { summary: row.summary } : {}),
   }));
 }

@@ -1,6 +1,7 @@
 import type { AuthContext } from '../auth/authenticate';
 import type { CoreDeps, RateLimitDefaults } from '../deps';
 import { AppError } from '../errors';
+import type { BucketState } from './rate-limit-store';
 
 /** Which limits a request draws on: every request the request limits, a dial also the dial limit. */
 export interface RateLimitedOperation {
@@ -13,13 +14,6 @@ interface Bucket {
   perMinute: number;
   /** How the 429 message names it. */
   describe: string;
-}
-
-interface BucketRow {
-  key: string;
-  capacity: number;
-  tokens: number;
-  allowed: boolean;
 }
 
 /** The buckets a request draws on, in key order (rows are always locked in the same order). */
@@ -60,40 +54,29 @@ export function bucketsFor(
 }
 
 /**
- * Takes one token from each bucket the request draws on (token buckets in Postgres, so every api
- * instance shares them): a bucket holds a minute's worth and refills continuously. Returns the
- * `RateLimit-*` headers of the tightest bucket; throws 429 with `Retry-After` when any is empty.
- * An empty bucket loses nothing to a refused request (the others it drew on still count it).
+ * Takes one token from each bucket the request draws on, in the deps' store (Redis, shared by every api
+ * instance, or this process's memory): a bucket holds a minute's worth and refills continuously. Returns
+ * the `RateLimit-*` headers of the tightest bucket; throws 429 with `Retry-After` when any is empty, and
+ * then takes nothing from the others.
  */
 export async function enforceRateLimit(
-  { db, clock, config }: CoreDeps,
+  { clock, config, rateLimitStore }: CoreDeps,
   auth: AuthContext,
   operation: RateLimitedOperation,
 ): Promise<Record<string, string>> {
-  if (!config.rateLimits) return {};
+  if (!config.rateLimits || !rateLimitStore) return {};
   const buckets = bucketsFor(config.rateLimits, auth, operation);
   if (buckets.length === 0) return {};
-  const now = clock.now();
-  // One statement for all of them: new buckets start full less this request; existing ones refill
-  // for the time since their last use, then give a token if they have one.
-  const rows = await db.$queryRaw<BucketRow[]>`
-    INSERT INTO rate_limit_buckets AS b (key, capacity, tokens, allowed, updated_at)
-    SELECT k.key, k.capacity, k.capacity - 1, true, ${now}
-    FROM unnest(${buckets.map((b) => b.key)}::text[], ${buckets.map((b) => b.perMinute)}::float8[])
-      AS k(key, capacity)
-    ON CONFLICT (key) DO UPDATE SET
-      capacity = EXCLUDED.capacity,
-      tokens = CASE
-        WHEN LEAST(EXCLUDED.capacity, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM EXCLUDED.updated_at - b.updated_at)) * EXCLUDED.capacity / 60) >= 1
-        THEN LEAST(EXCLUDED.capacity, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM EXCLUDED.updated_at - b.updated_at)) * EXCLUDED.capacity / 60) - 1
-        ELSE LEAST(EXCLUDED.capacity, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM EXCLUDED.updated_at - b.updated_at)) * EXCLUDED.capacity / 60)
-      END,
-      allowed = LEAST(EXCLUDED.capacity, b.tokens + GREATEST(0, EXTRACT(EPOCH FROM EXCLUDED.updated_at - b.updated_at)) * EXCLUDED.capacity / 60) >= 1,
-      updated_at = GREATEST(b.updated_at, EXCLUDED.updated_at)
-    RETURNING key, capacity, tokens, allowed`;
+  const rows = await rateLimitStore.take(
+    auth.accountId,
+    buckets.map((bucket) => ({ key: bucket.key, capacity: bucket.perMinute })),
+    clock.now().getTime(),
+  );
+  // The store could not be reached (it reported why): the request goes through.
+  if (rows.length === 0) return {};
   const refused = rows.filter((row) => !row.allowed);
   // The tightest bucket: a refused one that refills last, or the one with the fewest tokens left.
-  const secondsToToken = (row: BucketRow) => Math.max(1, Math.ceil(((1 - row.tokens) * 60) / row.capacity));
+  const secondsToToken = (row: BucketState) => Math.max(1, Math.ceil(((1 - row.tokens) * 60) / row.capacity));
   const tightest = refused.length
     ? refused.reduce((a, b) => (secondsToToken(b) > secondsToToken(a) ? b : a))
     : rows.reduce((a, b) => (b.tokens / b.capacity < a.tokens / a.capacity ? b : a));
