@@ -2,8 +2,14 @@
 // process, each sending its next request as soon as the last one is answered; a worker process runs
 // the calls against the simulated carrier with zero dial, ring and talk time. The mix is BENCH_MIX
 // ("operation=weight,...", replacing the default below). Afterwards it waits (at most
-// BENCH_DRAIN_SECONDS) for every dialed call to reach a terminal status.
+// BENCH_DRAIN_SECONDS) for every dialed call to reach a terminal status. Then the request path alone:
+// the same clients send only agent-get for BENCH_BARE_SECONDS (20), and then the same requests to a bare
+// Fastify route running agent-get's query through a pool of the same size (bench/bare-agent-get.ts),
+// the limit of this stack: their ratio, and the api's CPU per request.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { addPhoneNumber, createAgent } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
@@ -14,14 +20,17 @@ import {
   benchTitle,
   percentile,
   startServices,
+  waitForHttp,
   type AppProcess,
 } from './harness';
+import { freePort } from '@voice/dev';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 600);
 /** Calls in the account's history before the run, so lists and gets read a realistic table. */
 const SEEDED_CALLS = Number(process.env.BENCH_SEED_CALLS ?? 5000);
+const BARE_SECONDS = Number(process.env.BENCH_BARE_SECONDS ?? 20);
 
 /** Weights in percent: dials 20, call reads 30, call lists 20, agent reads 25, voice and number reads 5. */
 const DEFAULT_MIX = {
@@ -81,7 +90,15 @@ await sql.query('ANALYZE calls');
 const seededIds = (await sql.query<{ id: string }>('SELECT id FROM calls')).rows.map((row) => row.id);
 await sql.end();
 
-const services = await startServices(bench, { api: true });
+// Rate limits on, in the api's memory as the embedded default runs them, too high to refuse anything.
+const services = await startServices(bench, {
+  api: true,
+  env: {
+    RATE_LIMIT_KEY_PER_MINUTE: '100000000',
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '100000000',
+    RATE_LIMIT_DIALS_PER_MINUTE: '100000000',
+  },
+});
 const api = services.api!;
 const { worker, apiUrl } = services;
 
@@ -225,6 +242,65 @@ const byStatus = await db.call.groupBy({
 clearInterval(sampler);
 const rssAfterDrain = { api: treeRssMb(api), worker: treeRssMb(worker) };
 const hwm = { api: api.peakRssMb(), worker: worker.peakRssMb() };
+
+/** CLIENTS clients sending GETs back to back for BARE_SECONDS: requests a second and CPU of `pids`. */
+async function hammer(url: () => string, headers: Record<string, string>, pids: () => number[]) {
+  const latencies: number[] = [];
+  let failed = 0;
+  const cpu0 = cpuSeconds(pids());
+  const t0 = performance.now();
+  const end = t0 + BARE_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const response = await fetch(url(), { headers });
+        await response.arrayBuffer();
+        if (response.status !== 200) failed += 1;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / seconds,
+    failed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuMsPerRequest: ((cpuSeconds(pids()) - cpu0) * 1000) / latencies.length,
+  };
+}
+const agentIds = agents.map((agent) => agent.agent_id);
+const viaApi = await hammer(
+  () => `${apiUrl}/functions/v1/agent-get/${pick(agentIds)}`,
+  { authorization: `Bearer ${key}` },
+  () => tree(api.child.pid!),
+);
+const barePort = await freePort();
+const bareProcess = spawn(
+  process.execPath,
+  [
+    createRequire(import.meta.url).resolve('tsx/cli'),
+    fileURLToPath(new URL('./bare-agent-get.ts', import.meta.url)),
+  ],
+  {
+    env: {
+      ...process.env,
+      DATABASE_URL: bench.database.url,
+      BENCH_ACCOUNT_ID: accountId,
+      PORT: String(barePort),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
+await waitForHttp(`http://127.0.0.1:${barePort}/healthz`);
+const bare = await hammer(
+  () => `http://127.0.0.1:${barePort}/agent/${pick(agentIds)}`,
+  {},
+  () => tree(bareProcess.pid!),
+);
+bareProcess.kill('SIGTERM');
 await api.stop();
 await worker.stop();
 await bench.close();
@@ -244,7 +320,7 @@ for (const s of all)
 console.log(benchTitle('load', bench));
 console.log(
   `  ${CLIENTS} clients for ${SECONDS} s, no think time, zero-duration simulated calls, ${SEEDED_CALLS} calls seeded, ` +
-    `rate and concurrency limits off`,
+    `rate limits on in the api's memory (set too high to refuse), concurrency limit off`,
 );
 console.log(`  mix: ${mix.map(([name, weight]) => `${name} ${weight}`).join(', ')}`);
 console.log(`  requests:          ${total} in ${elapsed.toFixed(1)} s = ${(total / elapsed).toFixed(1)}/s`);
@@ -291,7 +367,14 @@ console.log(
     .map((row) => `${row.status} ${row._count}`)
     .join(', ')}`,
 );
-process.exit(serverErrors > 0 ? 1 : 0);
+console.log(
+  `  agent-get alone, ${CLIENTS} clients for ${BARE_SECONDS} s each: api ${viaApi.perSecond.toFixed(0)}/s ` +
+    `(p50 ${ms(viaApi.p50)}, p99 ${ms(viaApi.p99)}, ${viaApi.cpuMsPerRequest.toFixed(2)} ms of api CPU a request, ` +
+    `${viaApi.failed} failed); bare Fastify route, same query and pool ${bare.perSecond.toFixed(0)}/s ` +
+    `(p50 ${ms(bare.p50)}, p99 ${ms(bare.p99)}, ${bare.cpuMsPerRequest.toFixed(2)} ms CPU a request, ${bare.failed} failed); ` +
+    `ratio ${(viaApi.perSecond / bare.perSecond).toFixed(2)} (aim >= 0.5)`,
+);
+process.exit(serverErrors > 0 || viaApi.failed > 0 ? 1 : 0);
 
 function parseMix(value: string | undefined): [OperationName, number][] {
   if (!value) return Object.entries(DEFAULT_MIX) as [OperationName, number][];

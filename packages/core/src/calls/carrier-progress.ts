@@ -6,6 +6,7 @@ import {
   CarrierRefusal,
   CarrierRequestRefused,
   type CarrierCallState,
+  type PlacedCall,
   type CarrierEvent,
   type ServiceEnd,
 } from './carrier';
@@ -141,9 +142,9 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   const ringTimeoutSeconds = campaign?.ringTimeoutSeconds ?? call.agent?.ringTimeoutSeconds ?? undefined;
   const placedAt = deps.clock.now();
   await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
-  let carrierCallId: string;
+  let placed: PlacedCall;
   try {
-    ({ carrierCallId } = await deps.carrier.placeCall({
+    placed = await deps.carrier.placeCall({
       callId,
       from: call.fromNumber,
       to: call.toNumber,
@@ -151,14 +152,18 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       // Detecting answering machines costs time and money: only for agents that act on one.
       detectMachine: (call.agent?.voicemailAction ?? 'continue') !== 'continue',
       ...(ringTimeoutSeconds ? { ringTimeoutSeconds } : {}),
-    }));
+    });
   } catch (error) {
     if (!(error instanceof CarrierRefusal)) throw error;
     return done(
       await finishCall(deps, call, { outcome: error.outcome, answeredAt: null, endedAt: placedAt }),
     );
   }
+  const { carrierCallId, state } = placed;
   await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
+  // The carrier knew where the call stood already: recorded now, not waited for.
+  if (state && state.phase !== 'dialing')
+    return applyState(deps, { ...call, carrierCallId }, carrierCallId, state, placedAt);
   return awaitingEvents(deps, call.status, carrierCallId);
 }
 
@@ -202,7 +207,17 @@ async function progress(
   carrierCallId: string,
 ): Promise<CallProgress> {
   const now = deps.clock.now();
-  const state: CarrierCallState = await deps.carrier.getCallState(carrierCallId, now);
+  return applyState(deps, call, carrierCallId, await deps.carrier.getCallState(carrierCallId, now), now);
+}
+
+/** Records the transitions up to where the carrier says the call stands at `now`. */
+async function applyState(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  carrierCallId: string,
+  state: CarrierCallState,
+  now: Date,
+): Promise<CallProgress> {
   const inProgress = (status: CallStatus) => awaitingEvents(deps, status, carrierCallId);
   switch (state.phase) {
     case 'dialing':

@@ -20,7 +20,7 @@ export interface Carrier {
      * setting); the carrier's own default when omitted. The simulator keeps its configured ring time.
      */
     ringTimeoutSeconds?: number;
-  }): Promise<{ carrierCallId: string }>;
+  }): Promise<PlacedCall>;
   /** Where the call stands now, fetched from the carrier (the safety net). */
   getCallState(carrierCallId: string, now: Date): Promise<CarrierCallState>;
   /**
@@ -39,6 +39,16 @@ export interface Carrier {
   transfer(carrierCallId: string, destination: string, now: Date): Promise<void>;
   /** Speaks a message, then hangs up: a voicemail left after the beep (Twilio: `<Say>` then `<Hangup>`). */
   leaveMessage(carrierCallId: string, message: { text: string; language: string }, now: Date): Promise<void>;
+}
+
+export interface PlacedCall {
+  carrierCallId: string;
+  /**
+   * Where the call stood as the carrier accepted it, when the carrier knows already (the simulator
+   * with phases of no length): what happened at the dial is recorded in the dial step, and the carrier
+   * reports only what comes later. Omitted: every change comes as an event.
+   */
+  state?: CarrierCallState;
 }
 
 /** Who answered, where the carrier's machine detection says (Twilio: AnsweredBy, simplified). */
@@ -273,9 +283,11 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     return [...before, end];
   }
 
+  /** Reports the call's events after `placedAt` (the dial's answer carries the ones at it). */
   function report(callId: string, carrierCallId: string, placedAt: number) {
     if (!sink) return;
     for (const event of schedule(carrierCallId)) {
+      if (Date.parse(event.at) <= placedAt) continue;
       const timer = setTimeout(
         () => {
           // An event the service's own ending made moot is not sent.
@@ -305,6 +317,19 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     await sink?.(decode(carrierCallId).callId, end);
   }
 
+  function stateAt(carrierCallId: string, now: Date): CarrierCallState {
+    const events = schedule(carrierCallId);
+    const happened = events.filter((event) => Date.parse(event.at) <= now.getTime());
+    const next = events.find((event) => Date.parse(event.at) > now.getTime());
+    const nextCheckInMs = next ? Date.parse(next.at) - now.getTime() : 0;
+    const answered = happened.find((event) => event.kind === 'answered');
+    const answeredAt = answered ? new Date(answered.at) : null;
+    const ended = happened.find((event) => event.kind === 'ended');
+    if (ended) return { phase: 'ended', outcome: ended.outcome, answeredAt, endedAt: new Date(ended.at) };
+    if (answeredAt) return { phase: 'answered', answeredAt, nextCheckInMs };
+    return { phase: happened.length > 0 ? 'ringing' : 'dialing', nextCheckInMs };
+  }
+
   return {
     async placeCall({ callId, to, placedAt }) {
       const outcome = outcomeFor(callId, to);
@@ -312,20 +337,11 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
         throw new CarrierRefusal(outcome as 'not_in_service' | 'carrier_rejected' | 'failed');
       const carrierCallId = `sim:${outcome}:${placedAt.getTime()}:${callId}`;
       report(callId, carrierCallId, placedAt.getTime());
-      return { carrierCallId };
+      // What is due at the dial (with phases of no length, the whole call) comes with its answer.
+      const state = stateAt(carrierCallId, placedAt);
+      return state.phase === 'dialing' ? { carrierCallId } : { carrierCallId, state };
     },
-    async getCallState(carrierCallId, now) {
-      const events = schedule(carrierCallId);
-      const happened = events.filter((event) => Date.parse(event.at) <= now.getTime());
-      const next = events.find((event) => Date.parse(event.at) > now.getTime());
-      const nextCheckInMs = next ? Date.parse(next.at) - now.getTime() : 0;
-      const answered = happened.find((event) => event.kind === 'answered');
-      const answeredAt = answered ? new Date(answered.at) : null;
-      const ended = happened.find((event) => event.kind === 'ended');
-      if (ended) return { phase: 'ended', outcome: ended.outcome, answeredAt, endedAt: new Date(ended.at) };
-      if (answeredAt) return { phase: 'answered', answeredAt, nextCheckInMs };
-      return { phase: happened.length > 0 ? 'ringing' : 'dialing', nextCheckInMs };
-    },
+    getCallState: async (carrierCallId, now) => stateAt(carrierCallId, now),
     safetyNetMs(carrierCallId, now) {
       const next = schedule(carrierCallId).find((event) => Date.parse(event.at) > now.getTime());
       // Every event is due: the end is late, look again after the margin.
