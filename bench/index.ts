@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|webhooks|campaign|load|start-up|voice] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|webhooks|campaign|load|soak|start-up|voice] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -7,6 +7,7 @@ const benches = {
   webhooks: './webhooks',
   campaign: './campaign',
   load: './load',
+  soak: './soak',
   'start-up': './start-up',
   voice: './voice',
 } as const;

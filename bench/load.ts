@@ -31,6 +31,8 @@ const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 600);
 /** Calls in the account's history before the run, so lists and gets read a realistic table. */
 const SEEDED_CALLS = Number(process.env.BENCH_SEED_CALLS ?? 5000);
 const BARE_SECONDS = Number(process.env.BENCH_BARE_SECONDS ?? 20);
+/** `pnpm bench soak`: a long run whose RSS is reported minute by minute, without the bare comparison. */
+const SOAK = process.env.BENCH_SOAK === '1';
 
 /** Weights in percent: dials 20, call reads 30, call lists 20, agent reads 25, voice and number reads 5. */
 const DEFAULT_MIX = {
@@ -192,14 +194,19 @@ const temporalPid = childPids(process.pid).find((pid) => readProc(pid, 'comm').t
 const rssBefore = { api: treeRssMb(api), worker: treeRssMb(worker) };
 const rssPeak = { ...rssBefore };
 const cpuBefore = cpuSnapshot();
-const sampler = setInterval(() => {
-  rssPeak.api = Math.max(rssPeak.api, treeRssMb(api));
-  rssPeak.worker = Math.max(rssPeak.worker, treeRssMb(worker));
-}, 1000);
-
 const loadStartedAt = new Date();
 const started = performance.now();
 const deadline = started + SECONDS * 1000;
+/** RSS samples of the load phase, by minute: [api, worker] each second. */
+const rssByMinute: [number, number][][] = [];
+const sampler = setInterval(() => {
+  const sample: [number, number] = [treeRssMb(api), treeRssMb(worker)];
+  rssPeak.api = Math.max(rssPeak.api, sample[0]);
+  rssPeak.worker = Math.max(rssPeak.worker, sample[1]);
+  const minute = Math.floor((performance.now() - started) / 60_000);
+  if (performance.now() < deadline) (rssByMinute[minute] ??= []).push(sample);
+}, 1000);
+
 await Promise.all(
   Array.from({ length: CLIENTS }, async () => {
     while (performance.now() < deadline) await send(chooseOperation());
@@ -272,35 +279,42 @@ async function hammer(url: () => string, headers: Record<string, string>, pids: 
   };
 }
 const agentIds = agents.map((agent) => agent.agent_id);
-const viaApi = await hammer(
-  () => `${apiUrl}/functions/v1/agent-get/${pick(agentIds)}`,
-  { authorization: `Bearer ${key}` },
-  () => tree(api.child.pid!),
-);
+const noComparison = { perSecond: 0, failed: 0, p50: 0, p99: 0, cpuMsPerRequest: 0 };
+const viaApi = SOAK
+  ? noComparison
+  : await hammer(
+      () => `${apiUrl}/functions/v1/agent-get/${pick(agentIds)}`,
+      { authorization: `Bearer ${key}` },
+      () => tree(api.child.pid!),
+    );
 const barePort = await freePort();
-const bareProcess = spawn(
-  process.execPath,
-  [
-    createRequire(import.meta.url).resolve('tsx/cli'),
-    fileURLToPath(new URL('./bare-agent-get.ts', import.meta.url)),
-  ],
-  {
-    env: {
-      ...process.env,
-      DATABASE_URL: bench.database.url,
-      BENCH_ACCOUNT_ID: accountId,
-      PORT: String(barePort),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  },
-);
-await waitForHttp(`http://127.0.0.1:${barePort}/healthz`);
-const bare = await hammer(
-  () => `http://127.0.0.1:${barePort}/agent/${pick(agentIds)}`,
-  {},
-  () => tree(bareProcess.pid!),
-);
-bareProcess.kill('SIGTERM');
+const bareProcess = SOAK
+  ? null
+  : spawn(
+      process.execPath,
+      [
+        createRequire(import.meta.url).resolve('tsx/cli'),
+        fileURLToPath(new URL('./bare-agent-get.ts', import.meta.url)),
+      ],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: bench.database.url,
+          BENCH_ACCOUNT_ID: accountId,
+          PORT: String(barePort),
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+if (bareProcess) await waitForHttp(`http://127.0.0.1:${barePort}/healthz`);
+const bare = bareProcess
+  ? await hammer(
+      () => `http://127.0.0.1:${barePort}/agent/${pick(agentIds)}`,
+      {},
+      () => tree(bareProcess.pid!),
+    )
+  : noComparison;
+bareProcess?.kill('SIGTERM');
 await api.stop();
 await worker.stop();
 await bench.close();
@@ -367,13 +381,31 @@ console.log(
     .map((row) => `${row.status} ${row._count}`)
     .join(', ')}`,
 );
-console.log(
-  `  agent-get alone, ${CLIENTS} clients for ${BARE_SECONDS} s each: api ${viaApi.perSecond.toFixed(0)}/s ` +
-    `(p50 ${ms(viaApi.p50)}, p99 ${ms(viaApi.p99)}, ${viaApi.cpuMsPerRequest.toFixed(2)} ms of api CPU a request, ` +
-    `${viaApi.failed} failed); bare Fastify route, same query and pool ${bare.perSecond.toFixed(0)}/s ` +
-    `(p50 ${ms(bare.p50)}, p99 ${ms(bare.p99)}, ${bare.cpuMsPerRequest.toFixed(2)} ms CPU a request, ${bare.failed} failed); ` +
-    `ratio ${(viaApi.perSecond / bare.perSecond).toFixed(2)} (aim >= 0.5)`,
-);
+if (SOAK) {
+  // Each minute's highest RSS; flat after warm-up means the last five minutes grow less than 5 %.
+  const highest = (minute: [number, number][], index: 0 | 1) =>
+    Math.max(...minute.map((sample) => sample[index]));
+  for (const [index, name] of [
+    [0, 'api'],
+    [1, 'worker'],
+  ] as const) {
+    const perMinute = rssByMinute.map((minute) => highest(minute, index));
+    const half = Math.floor(perMinute.length / 2);
+    const growth =
+      perMinute.length > 1 ? (100 * (perMinute.at(-1)! - perMinute[half - 1]!)) / perMinute[half - 1]! : 0;
+    console.log(
+      `  soak RSS ${name.padEnd(7)} by minute (MB): ${perMinute.join(', ')}; ` +
+        `last ${perMinute.length - half} minutes grew ${growth.toFixed(1)} % (aim < 5 %)`,
+    );
+  }
+} else
+  console.log(
+    `  agent-get alone, ${CLIENTS} clients for ${BARE_SECONDS} s each: api ${viaApi.perSecond.toFixed(0)}/s ` +
+      `(p50 ${ms(viaApi.p50)}, p99 ${ms(viaApi.p99)}, ${viaApi.cpuMsPerRequest.toFixed(2)} ms of api CPU a request, ` +
+      `${viaApi.failed} failed); bare Fastify route, same query and pool ${bare.perSecond.toFixed(0)}/s ` +
+      `(p50 ${ms(bare.p50)}, p99 ${ms(bare.p99)}, ${bare.cpuMsPerRequest.toFixed(2)} ms CPU a request, ${bare.failed} failed); ` +
+      `ratio ${(viaApi.perSecond / bare.perSecond).toFixed(2)} (aim >= 0.5)`,
+  );
 process.exit(serverErrors > 0 || viaApi.failed > 0 ? 1 : 0);
 
 function parseMix(value: string | undefined): [OperationName, number][] {

@@ -2,7 +2,9 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   uuid4,
   workflowInfo,
@@ -16,12 +18,16 @@ import {
   type CampaignWorkflow,
 } from '@voice/workflows';
 
-const { advanceCampaign } = proxyActivities<Activities>({
+const stepOptions = {
   // A step takes well under a second; should its worker die, another retries it after this long
   // (safely: the retried step finds its claimed contacts by the claim token).
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
-});
+} as const;
+const { advanceCampaign } = proxyActivities<Activities>(stepOptions);
+// A step as a local activity: run in the worker that runs the workflow task, with no round trip
+// through the server to schedule it, so a call's end reaches the next dial sooner.
+const { advanceCampaign: advanceCampaignHere } = proxyLocalActivities<Activities>(stepOptions);
 
 /** Well below Temporal's 10,000-event suggestion: every run's history stays small and fast to replay. */
 const MAX_HISTORY_EVENTS = 2_000;
@@ -39,6 +45,13 @@ export const campaignWorkflow: CampaignWorkflow = async ({
   pacing,
   maxHistoryEvents = MAX_HISTORY_EVENTS,
 }) => {
+  // Runs recorded before steps became local activities scheduled them on the server; decided once a
+  // run (a run in flight when the worker changes keeps its way until it continues as new).
+  const local = patched('campaign-step-local');
+  const step = local ? advanceCampaignHere : advanceCampaign;
+  // Local steps that follow each other without a wait run in one workflow task, and their markers
+  // join the history only when it completes: counted here, so a run still continues as new in time.
+  let localSteps = 0;
   let woken = false;
   const progress: CampaignProgress = { status: 'running', dialed: 0, counts: null };
   setHandler(wakeCampaignSignal, () => {
@@ -70,21 +83,22 @@ export const campaignWorkflow: CampaignWorkflow = async ({
     if (budget < 1 && dialsPerMinute) {
       waitMs = untilNextToken(dialsPerMinute);
     } else {
-      const step: CampaignStep = await advanceCampaign(campaignId, budget, uuid4());
-      progress.status = step.status;
-      progress.dialed += step.dialed;
-      progress.counts = step.counts ?? progress.counts;
-      if (step.done) return step.status;
-      if (step.dialsPerMinute) tokens -= step.dialed;
-      dialsPerMinute = step.dialsPerMinute;
+      const done: CampaignStep = await step(campaignId, budget, uuid4());
+      if (local) localSteps += 1;
+      progress.status = done.status;
+      progress.dialed += done.dialed;
+      progress.counts = done.counts ?? progress.counts;
+      if (done.done) return done.status;
+      if (done.dialsPerMinute) tokens -= done.dialed;
+      dialsPerMinute = done.dialsPerMinute;
       refill();
-      waitMs = step.blockedBy === 'pacing' && dialsPerMinute ? untilNextToken(dialsPerMinute) : step.sleepMs;
+      waitMs = done.blockedBy === 'pacing' && dialsPerMinute ? untilNextToken(dialsPerMinute) : done.sleepMs;
     }
     if (waitMs > 0 && !woken) await condition(() => woken, waitMs);
     woken = false;
 
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > maxHistoryEvents) {
+    if (info.continueAsNewSuggested || info.historyLength + localSteps > maxHistoryEvents) {
       await condition(allHandlersFinished);
       // A default threshold is not carried, so runs recorded before it existed continue as they did.
       return continueAsNew<CampaignWorkflow>({

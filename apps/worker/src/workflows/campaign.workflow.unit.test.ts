@@ -107,7 +107,7 @@ describe('campaign workflow logic, activities mocked', () => {
 
   it('continues as new past its history threshold, carrying the threshold to every run', async () => {
     const { result, workflowId } = await run(
-      ({ index }) => (index === 40 ? step({ done: true, status: 'completed' }) : step({ dialed: 1 })),
+      ({ index }) => (index === 100 ? step({ done: true, status: 'completed' }) : step({ dialed: 1 })),
       { maxHistoryEvents: 30 },
     );
     expect(result).toBe('completed');
