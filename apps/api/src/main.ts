@@ -4,6 +4,7 @@ import {
   coreConfigFromEnv,
   followAuthChanges,
   memoryRateLimitStore,
+  startCallCountCompaction,
   systemClock,
   systemResolver,
 } from '@voice/core';
@@ -74,6 +75,12 @@ const server = createServer(
   { host: env.HOST, port: env.PORT },
 );
 
+// Folds the call counts' recorded changes into their buckets every second (the worker does too; an
+// api without a worker still keeps its counts cheap to read).
+const compaction = startCallCountCompaction(db, {
+  onError: (err) => logger.warn({ err }, 'call count compaction failed'),
+});
+
 const url = await server.start();
 logger.info({ url }, 'api listening');
 
@@ -83,6 +90,7 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info({ signal }, 'api shutting down');
   await server.stop();
+  await compaction.stop();
   await authChanges?.stop();
   await rateLimitStore.close();
   await temporal.close();

@@ -4,6 +4,7 @@ import {
   coreConfigFromEnv,
   createSmtpMailer,
   deterministicConversationEngine,
+  startCallCountCompaction,
   systemClock,
   systemResolver,
 } from '@voice/core';
@@ -50,6 +51,10 @@ const worker = await createWorker({
 const relay = startWorkflowRelay(deps, {
   onError: (err) => logger.warn({ err }, 'workflow relay pass failed'),
 });
+// Folds the call counts' recorded changes into their buckets every second (the api does too).
+const compaction = startCallCountCompaction(db, {
+  onError: (err) => logger.warn({ err }, 'call count compaction failed'),
+});
 const health = await startHealthServer(
   { worker, db },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },
@@ -71,6 +76,7 @@ logger.info(
 // activities get their shutdown grace time, then run() resolves and we release the rest.
 await worker.run();
 await relay.stop();
+await compaction.stop();
 health.close();
 await clientConnection.close();
 await connection.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../accounts/create-account';
 import type { CoreDeps } from '../deps';
 import { createTestDeps } from '../testing/deps';
-import { countCalls, coverWindow, type CallCountFilter } from './call-counts';
+import { compactCallCounts, countCalls, coverWindow, type CallCountFilter } from './call-counts';
 
 let deps: CoreDeps;
 let drop: () => Promise<void>;
@@ -46,7 +46,8 @@ type Step =
   | { kind: 'softDelete'; pick: number }
   | { kind: 'restore'; pick: number }
   | { kind: 'delete'; pick: number }
-  | { kind: 'move'; pick: number; at: number; agent: number };
+  | { kind: 'move'; pick: number; at: number; agent: number }
+  | { kind: 'compact' };
 
 const insertStep = fc.record({
   kind: fc.constant('insert' as const),
@@ -76,6 +77,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('restore' as const), pick }),
   fc.record({ kind: fc.constant('delete' as const), pick }),
   fc.record({ kind: fc.constant('move' as const), pick, at: instant, agent: fc.integer({ min: 0, max: 3 }) }),
+  { arbitrary: fc.constant({ kind: 'compact' as const }), weight: 2 },
 );
 
 const filterOf = fc.record(
@@ -125,6 +127,11 @@ describe('call counts', () => {
           const ids: string[] = [];
           const chosen = (n: number) => (ids.length ? ids[n % ids.length]! : null);
           for (const s of steps) {
+            // Fold the changes so far into the buckets (another process may do it at any moment).
+            if (s.kind === 'compact') {
+              await compactCallCounts(deps.db, 7);
+              continue;
+            }
             if (s.kind === 'insert') {
               const rows = s.calls.map((call) => ({
                 id: randomUUID(),
@@ -203,7 +210,13 @@ describe('call counts', () => {
       data: { id: randomUUID(), accountId: account.id, fromNumber: '+14155550100', toNumber: '+14155550101' },
     });
     expect(await countCalls(deps.db, account.id, { includeTestCalls: false })).toBe(1);
+    await compactCallCounts(deps.db);
+    await deps.db.call.create({
+      data: { id: randomUUID(), accountId: account.id, fromNumber: '+14155550100', toNumber: '+14155550102' },
+    });
+    expect(await countCalls(deps.db, account.id, { includeTestCalls: false })).toBe(2);
     await deps.db.account.delete({ where: { id: account.id } });
     expect(await deps.db.callCount.count({ where: { accountId: account.id } })).toBe(0);
+    expect(await deps.db.callCountDelta.count({ where: { accountId: account.id } })).toBe(0);
   });
 });

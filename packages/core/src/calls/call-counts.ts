@@ -1,10 +1,12 @@
 import { Prisma, type Db } from '@voice/db';
 
 /**
- * Exact call counts from the `call_counts` buckets (kept by triggers on `calls`, see its migration):
- * a window is covered by whole months, then whole days and hours at its edges, and only what is left
- * of a partial hour at either edge is counted from the calls themselves. So a count reads at most a few
- * hundred bucket rows and two partial hours of calls, whatever the size of the account's history.
+ * Exact call counts from the `call_counts` buckets: the triggers on `calls` append every change to
+ * `call_count_deltas`, which a compaction folds into the buckets every second (see their migrations).
+ * A window is covered by whole months, then whole days and hours at its edges, and only what is left
+ * of a partial hour at either edge is counted from the calls themselves; the changes not folded yet
+ * are added for the covered part. So a count reads at most a few hundred bucket rows, the last
+ * second's changes and two partial hours of calls, whatever the size of the account's history.
  */
 
 export interface CallCountFilter {
@@ -117,8 +119,10 @@ export async function countCalls(db: Db, accountId: string, filter: CallCountFil
         : coverWindow(from!, until === undefined ? null : until + 1);
 
   const dims = and(conditions);
-  const allTime = Prisma.sql`(SELECT coalesce(sum(count), 0) FROM call_counts
-      WHERE account_id = ${accountId}::uuid AND granularity = 0 AND ${dims})`;
+  const pending = (window: Prisma.Sql) => Prisma.sql`(SELECT coalesce(sum(delta), 0) FROM call_count_deltas
+      WHERE account_id = ${accountId}::uuid AND ${window} AND ${dims})`;
+  const allTime = Prisma.sql`((SELECT coalesce(sum(count), 0) FROM call_counts
+      WHERE account_id = ${accountId}::uuid AND granularity = 0 AND ${dims}) + ${pending(Prisma.sql`true`)})`;
   if (!cover) {
     const [row] = await db.$queryRaw<{ total: bigint }[]>`SELECT ${allTime}::bigint AS total`;
     return Number(row!.total);
@@ -129,6 +133,12 @@ export async function countCalls(db: Db, accountId: string, filter: CallCountFil
         range.to === null ? Prisma.empty : Prisma.sql` AND bucket < ${at(range.to)}`
       })`,
   );
+  const covered = cover.buckets.map(
+    (range) =>
+      Prisma.sql`(started_at >= ${at(range.from)}${
+        range.to === null ? Prisma.empty : Prisma.sql` AND started_at < ${at(range.to)}`
+      })`,
+  );
   const leftover = cover.rows.map(
     (range) =>
       Prisma.sql`(created_at >= ${at(range.from)}${
@@ -137,10 +147,53 @@ export async function countCalls(db: Db, accountId: string, filter: CallCountFil
   );
   const inWindow = Prisma.sql`(SELECT coalesce(sum(count), 0) FROM call_counts
         WHERE account_id = ${accountId}::uuid AND (${or(bucketed)}) AND ${dims})
+    + ${pending(Prisma.sql`(${or(covered)})`)}
     + (SELECT count(*) FROM calls
         WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL AND (${or(leftover)}) AND ${dims})`;
   const [row] = await db.$queryRaw<{ total: bigint }[]>`SELECT (${
     complement ? Prisma.sql`${allTime} - (${inWindow})` : inWindow
   })::bigint AS total`;
   return Number(row!.total);
+}
+
+/**
+ * Folds the counted changes into the buckets, a batch at a time, until none is left; returns how many
+ * it folded. Safe to run in several processes at once (each takes changes the others have not).
+ */
+export async function compactCallCounts(db: Db, batch = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [row] = await db.$queryRaw<
+      { folded: number }[]
+    >`SELECT compact_call_counts(${batch}::integer) AS folded`;
+    total += row!.folded;
+    if (row!.folded < batch) return total;
+  }
+}
+
+/** Runs `compactCallCounts` every `intervalMs` (1 s) until stopped; failures go to `onError` and it goes on. */
+export function startCallCountCompaction(
+  db: Db,
+  { intervalMs = 1_000, onError }: { intervalMs?: number; onError?: (error: Error) => void } = {},
+): { stop(): Promise<void> } {
+  // One run at a time: a tick that finds the last one still folding skips.
+  let running: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = compactCallCounts(db)
+      .then(
+        () => undefined,
+        (error: Error) => onError?.(error),
+      )
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
