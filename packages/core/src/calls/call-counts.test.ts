@@ -25,6 +25,8 @@ const BOUNDARIES = [
   '2026-01-31T23:00:00Z',
   '2026-02-01T00:00:00Z',
   '2026-02-01T13:00:00Z',
+  '2026-02-01T13:10:00Z',
+  '2026-02-01T13:50:00Z',
   '2026-02-14T00:00:00Z',
   '2026-02-28T23:59:59.999Z',
   '2026-03-01T00:00:00Z',
@@ -93,7 +95,7 @@ const filterOf = fc.record(
 );
 
 describe('call counts', () => {
-  it('cover a window with whole months, days and hours and leave only partial hours to count', () => {
+  it('cover a window with whole months, days, hours and ten minutes, leaving only partial ten minutes', () => {
     const from = Date.parse('2026-01-31T22:15:00Z');
     const until = Date.parse('2026-03-02T01:30:00Z');
     const cover = coverWindow(from, until);
@@ -101,12 +103,13 @@ describe('call counts', () => {
     expect(cover.buckets.map((b) => [b.granularity, iso(b.from), iso(b.to)])).toEqual([
       [1, '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'],
       [3, '2026-01-31T23:00:00.000Z', '2026-02-01T00:00:00.000Z'],
+      [4, '2026-01-31T22:20:00.000Z', '2026-01-31T23:00:00.000Z'],
       [2, '2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
       [3, '2026-03-02T00:00:00.000Z', '2026-03-02T01:00:00.000Z'],
+      [4, '2026-03-02T01:00:00.000Z', '2026-03-02T01:30:00.000Z'],
     ]);
     expect(cover.rows.map((r) => [iso(r.from), iso(r.to)])).toEqual([
-      ['2026-01-31T22:15:00.000Z', '2026-01-31T23:00:00.000Z'],
-      ['2026-03-02T01:00:00.000Z', '2026-03-02T01:30:00.000Z'],
+      ['2026-01-31T22:15:00.000Z', '2026-01-31T22:20:00.000Z'],
     ]);
   });
 

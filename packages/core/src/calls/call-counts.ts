@@ -3,10 +3,11 @@ import { Prisma, type Db } from '@voice/db';
 /**
  * Exact call counts from the `call_counts` buckets: the triggers on `calls` append every change to
  * `call_count_deltas`, which a compaction folds into the buckets every second (see their migrations).
- * A window is covered by whole months, then whole days and hours at its edges, and only what is left
- * of a partial hour at either edge is counted from the calls themselves; the changes not folded yet
- * are added for the covered part. So a count reads at most a few hundred bucket rows, the last
- * second's changes and two partial hours of calls, whatever the size of the account's history.
+ * A window is covered by whole months, then whole days, hours and ten minutes at its edges, and only
+ * what is left of a partial ten minutes at either edge is counted from the calls themselves; the
+ * changes not folded yet are added for the covered part. So a count reads at most a few hundred
+ * bucket rows, the last second's changes and twenty minutes of calls, whatever the size of the
+ * account's history.
  */
 
 export interface CallCountFilter {
@@ -51,11 +52,12 @@ const UNITS: { granularity: number; floor(ms: number): number; next(ms: number):
   },
   { granularity: 2, floor: (ms) => ms - mod(ms, 86_400_000), next: (ms) => ms + 86_400_000 },
   { granularity: 3, floor: (ms) => ms - mod(ms, 3_600_000), next: (ms) => ms + 3_600_000 },
+  { granularity: 4, floor: (ms) => ms - mod(ms, 600_000), next: (ms) => ms + 600_000 },
 ];
 
 const mod = (a: number, b: number) => ((a % b) + b) % b;
 
-/** Covers [from, to) (`to` null: open) with whole buckets, coarsest first, and leftover calls. */
+/** Covers [from, to) (`to` null: open) with whole buckets, coarsest first, and the calls left over. */
 export function coverWindow(
   from: number,
   to: number | null,
