@@ -48,7 +48,9 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   endCallAtCarrier: failPermanently((callId: string, request: ServiceEnd) =>
     endCallAtCarrier(deps, callId, request),
   ),
-  handleCallEnded: failPermanently((callId: string) => handleCallEnded(deps, callId)),
+  handleCallEnded: failPermanently((callId: string, options?: { wakeCampaign?: boolean }) =>
+    handleCallEnded(deps, callId, options),
+  ),
   analyzeCall: failPermanently((callId: string) => analyzeCall(deps, callId)),
   attemptDelivery: failPermanently((deliveryId: string, number: number) =>
     attemptDelivery(deps, { deliveryId, number }),

@@ -83,9 +83,12 @@ export const callWorkflow: CallWorkflow = async ({ callId }) => {
   } else await pollCarrier(callId);
   // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
   // own workflow, which outlives this one. Notification emails are sent here, with retries.
-  const ended = await handleCallEnded(callId);
+  // The call-end step wakes the campaign itself (a signal from the workflow would cost it another
+  // workflow task); executions started before it did signal the campaign from here.
+  const wakeFromStep = patched('campaign-wake-from-step');
+  const ended = await handleCallEnded(callId, ...(wakeFromStep ? [{ wakeCampaign: true }] : []));
   // Histories recorded before `wakeCampaign` existed woke the campaign after every call.
-  if (ended.campaignId && ended.wakeCampaign !== false) {
+  if (!wakeFromStep && ended.campaignId && ended.wakeCampaign !== false) {
     // The contact's outcome is recorded; wake the campaign so its next dial follows at once (one
     // call end per campaign step does: the others find the campaign already woken).
     await getExternalWorkflowHandle(workflowIds.campaign(ended.campaignId))

@@ -14,7 +14,15 @@ import { recordCallEndedEvent } from '../webhooks/deliveries';
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
  * notification emails, campaign advancement). Returns what the workflow needs to know about the end.
  */
-export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, callId: string) {
+export async function handleCallEnded(
+  deps: CoreDeps & { mailer?: Mailer },
+  callId: string,
+  /**
+   * `wakeCampaign`: wake the call's campaign from here (a client signal) rather than leave it to the
+   * workflow, whose own signal costs it one more workflow task before it can complete.
+   */
+  { wakeCampaign: wakeHere = false }: { wakeCampaign?: boolean } = {},
+) {
   // What the end needs to know, in one query: whether any webhook or email is (or was) due.
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
@@ -37,6 +45,9 @@ export async function handleCallEnded(deps: CoreDeps & { mailer?: Mailer }, call
         contact: call.campaignContact,
       })
     : false;
+  // A failed wake leaves the campaign to its recheck timer, as a failed signal from the workflow did.
+  if (wakeHere && wakeCampaign && call.campaignId)
+    await deps.workflows.wakeCampaign(call.campaignId).catch(() => undefined);
   const deliveries =
     call.agentId && (call.hasWebhooks || call.eventRecorded)
       ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })
