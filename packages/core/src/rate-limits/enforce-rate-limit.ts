@@ -16,7 +16,7 @@ interface Bucket {
   describe: string;
 }
 
-/** The buckets a request draws on, in key order (rows are always locked in the same order). */
+/** The buckets a request draws on, in key order. */
 export function bucketsFor(
   defaults: RateLimitDefaults,
   auth: AuthContext,
