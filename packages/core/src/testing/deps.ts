@@ -11,8 +11,7 @@ import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 export const TEST_SECRETS_KEY = 'test-secrets-key-that-seals-webhook-secrets';
-/** The Redis server tests share (rate-limit buckets), as they share the Postgres server. */
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { TEST_REDIS_URL } from './env';
 
 /** A clock tests can move. */
 export function manualClock(
