@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
-# Production images of the api, the worker and the CLI (which also applies migrations), built in stages:
-# prune the workspace to what the services need, install, compile (`pnpm build`), then copy each service
-# with its production dependencies only (`pnpm deploy --prod`) into a small image that runs it as the
-# unprivileged `node` user, with `node` itself as the process that receives SIGTERM.
+# Production images of the api (with the dashboard's static files), the worker and the CLI (which also
+# applies migrations), built in stages: prune the workspace to what the services need, install, compile
+# (`pnpm build`), then copy each service with its production dependencies only (`pnpm deploy --prod`)
+# into a small image that runs it as the unprivileged `node` user, with `node` itself as the process that
+# receives SIGTERM. Each service's ENV MALLOC_ARENA_MAX and CMD are its package's `start` script (its
+# memory budget, docs/operations.md).
 #   docker build --target api -t voice-api .      (also: worker, cli)
 ARG NODE_VERSION=22
 
@@ -13,14 +15,14 @@ WORKDIR /repo
 
 FROM base AS pruned
 COPY . .
-RUN pnpm dlx turbo@2.5 prune @voice/api @voice/worker @voice/cli --docker
+RUN pnpm dlx turbo@2.5 prune @voice/api @voice/worker @voice/cli @voice/web --docker
 
 FROM base AS build
 COPY --from=pruned /repo/out/json/ ./
 COPY --from=pruned /repo/out/pnpm-lock.yaml ./pnpm-lock.yaml
 RUN pnpm install --frozen-lockfile
 COPY --from=pruned /repo/out/full/ ./
-RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/cli \
+RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/cli --filter=@voice/web \
  && pnpm --filter @voice/api deploy --prod --legacy /out/api \
  && pnpm --filter @voice/worker deploy --prod --legacy /out/worker \
  && pnpm --filter @voice/cli deploy --prod --legacy /out/cli
@@ -36,12 +38,14 @@ ENTRYPOINT ["node", "--enable-source-maps", "bin/voice.mjs"]
 
 FROM runtime AS worker
 COPY --from=build --chown=node:node /out/worker ./
-ENV WORKER_HEALTH_HOST=0.0.0.0
+ENV WORKER_HEALTH_HOST=0.0.0.0 MALLOC_ARENA_MAX=2
 EXPOSE 3001
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-old-space-size=256", "dist/main.js"]
 
 FROM runtime AS api
 COPY --from=build --chown=node:node /out/api ./
-ENV HOST=0.0.0.0 PORT=3000
+# The dashboard's static files, served by the api under /app.
+COPY --from=build --chown=node:node /repo/apps/web/dist ./web
+ENV HOST=0.0.0.0 PORT=3000 MALLOC_ARENA_MAX=2 DASHBOARD_DIR=/app/web
 EXPOSE 3000
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-old-space-size=160", "dist/main.js"]

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from '@voice/dev';
-import { compactCallCounts } from '@voice/core';
+import { compactCounts } from '@voice/core';
 import { benchAccount, benchEnvironment, benchTitle, percentile, startApp, waitForHttp } from './harness';
 
 // Sizes measured one after another on the same account: each adds calls to the last.
@@ -48,7 +48,7 @@ async function seedTo(total: number) {
     seeded += batch;
   }
   // The counted changes of a bulk load, folded at once (the services fold a second's worth at a time).
-  await compactCallCounts(db, 100_000);
+  await compactCounts(db, 'calls', 100_000);
   await sql.query('VACUUM ANALYZE calls');
   await sql.query('VACUUM ANALYZE call_counts');
   await sql.query('VACUUM ANALYZE call_count_deltas');

@@ -12,6 +12,7 @@ import {
   percentile,
   startServices,
 } from './harness';
+import { cpuMeter } from './cpu';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_MAX_CONCURRENT ?? 200);
@@ -58,12 +59,14 @@ for (let from = 0; from < CONTACTS; from += BATCH) {
   await call(`campaign-contacts-add/${campaignId}`, { contacts });
 }
 const started = Date.now();
+const cpu = cpuMeter({ api, worker });
 await call(`campaign-resume/${campaignId}`, {});
 
 const connection = await Connection.connect({ address: bench.temporal.address });
 const client = new Client({ connection });
 await client.workflow.getHandle(`campaign-${campaignId}`).result();
 const seconds = (Date.now() - started) / 1000;
+const cpuUse = cpu.report();
 const apiRss = api.peakRssMb();
 const workerRss = worker.peakRssMb();
 
@@ -114,5 +117,6 @@ console.log(
 );
 console.log(`  call end -> next dial:  p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms`);
 console.log(`  campaign runs:          ${runs}, largest history ${largest} events (aim <= 10,000)`);
+console.log(`  CPU (cores busy):       ${cpuUse}`);
 console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB (aim <= 400 MB each)`);
 process.exit(0);

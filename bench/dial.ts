@@ -10,6 +10,7 @@ import {
   pool,
   startServices,
 } from './harness';
+import { cpuMeter } from './cpu';
 
 const TOTAL = Number(process.env.BENCH_DIALS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -30,6 +31,7 @@ const { worker, apiUrl } = services;
 
 // Dials: accepted rate, and the rate at which calls reach a terminal status.
 const started = performance.now();
+const cpu = cpuMeter({ api, worker });
 let failures = 0;
 await pool(TOTAL, CONCURRENCY, async (i) => {
   const response = await fetch(`${apiUrl}/functions/v1/call-dial`, {
@@ -51,6 +53,7 @@ for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 const terminalSeconds = (performance.now() - started) / 1000;
+const cpuUse = cpu.report();
 const apiRss = api.peakRssMb();
 const workerRss = worker.peakRssMb();
 await api.stop();
@@ -72,5 +75,6 @@ console.log(
 );
 console.log(`  empty workflows:        ${emptyRate.toFixed(1)}/s (start + complete, same server)`);
 console.log(`  ratio calls/empty:      ${(callRate / emptyRate).toFixed(2)} (aim >= 0.5)`);
+console.log(`  CPU (cores busy):       ${cpuUse}`);
 console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB`);
 process.exit(0);

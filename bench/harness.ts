@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { freePort, startTemporalOnFreePort, startTestProductionTemporal } from '@voice/dev';
+import {
+  freePort,
+  productionCommand,
+  startTemporalOnFreePort,
+  startTestProductionTemporal,
+} from '@voice/dev';
 import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
 import type { Db } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
@@ -22,11 +27,21 @@ export interface AppProcess {
 }
 
 export function startApp(app: 'api' | 'worker', env: Record<string, string>): AppProcess {
-  // What production runs: the compiled service (`pnpm bench` builds it first).
-  const child = spawn(process.execPath, ['--enable-source-maps', `${root}apps/${app}/dist/main.js`], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  // What production runs: the compiled service (`pnpm bench` builds it first) by its start script.
+  const production = productionCommand(app);
+  // BENCH_PROFILE_DIR: each service writes a V8 CPU profile there when it stops (open it in Chrome's
+  // DevTools, or summarise it with `node bench/profile-summary.mjs <file>`).
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${app}.cpuprofile`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...production.nodeArgs, ...profile, `${root}apps/${app}/dist/main.js`],
+    {
+      env: { ...process.env, ...production.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const exited = new Promise((resolve) => child.on('exit', resolve));
   let peak = 0;
   return {

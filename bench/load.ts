@@ -7,7 +7,6 @@
 // Fastify route running agent-get's query through a pool of the same size (bench/bare-agent-get.ts),
 // the limit of this stack: their ratio, and the api's CPU per request.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -24,6 +23,7 @@ import {
   type AppProcess,
 } from './harness';
 import { freePort } from '@voice/dev';
+import { cpuMeter, cpuSeconds, readProc, tree } from './cpu';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -190,10 +190,9 @@ async function send(name: OperationName): Promise<void> {
 
 // Resident memory sampled once a second from here to the end of the drain; CPU time read before and
 // after the load.
-const temporalPid = childPids(process.pid).find((pid) => readProc(pid, 'comm').trim() === 'temporal');
 const rssBefore = { api: treeRssMb(api), worker: treeRssMb(worker) };
 const rssPeak = { ...rssBefore };
-const cpuBefore = cpuSnapshot();
+const cpu = cpuMeter({ api, worker });
 const loadStartedAt = new Date();
 const started = performance.now();
 const deadline = started + SECONDS * 1000;
@@ -213,21 +212,7 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
-const cpuAfter = cpuSnapshot();
-// CPU time over the load, by group of processes (a process that exited in between is not counted).
-const groupOf = new Map<number, string>();
-for (const pid of tree(api.child.pid!)) groupOf.set(pid, 'api');
-for (const pid of tree(worker.child.pid!)) groupOf.set(pid, 'worker');
-if (temporalPid) groupOf.set(temporalPid, 'Temporal');
-groupOf.set(process.pid, 'load generator');
-const cpu = new Map<string, number>(
-  ['api', 'worker', 'Temporal', 'Postgres', 'load generator', 'other processes'].map((group) => [group, 0]),
-);
-for (const [pid, seconds] of cpuAfter.processes) {
-  const group =
-    groupOf.get(pid) ?? (readProc(pid, 'comm').startsWith('postgres') ? 'Postgres' : 'other processes');
-  cpu.set(group, cpu.get(group)! + seconds - (cpuBefore.processes.get(pid) ?? 0));
-}
+const cpuUse = cpu.report();
 const rssAtEnd = { api: treeRssMb(api), worker: treeRssMb(worker) };
 
 // Every accepted dial should end: wait for the account to have no call in progress.
@@ -355,12 +340,7 @@ for (const [name, s] of stats) {
   );
 }
 for (const body of serverErrorBodies) console.log(`  ! ${body}`);
-const cores = (seconds: number) => (seconds / elapsed).toFixed(2);
-console.log(
-  `  CPU (cores busy):  ${[...cpu].map(([group, seconds]) => `${group} ${cores(seconds)}`).join(', ')}, ` +
-    `interrupts ${cores(cpuAfter.interrupts - cpuBefore.interrupts)}; ` +
-    `whole machine ${cores(cpuAfter.machine - cpuBefore.machine)} of ${cpuCount()}`,
-);
+console.log(`  CPU (cores busy):  ${cpuUse}`);
 console.log(
   `  RSS api:           ${rssBefore.api} MB idle, ${rssPeak.api} MB peak sampled (VmHWM ${hwm.api} MB), ` +
     `${rssAtEnd.api} MB at end of load, ${rssAfterDrain.api} MB after drain`,
@@ -426,64 +406,10 @@ function parseMix(value: string | undefined): [OperationName, number][] {
   return positive;
 }
 
-function readProc(pid: number, file: string): string {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** Direct children of a process, found through each process's parent id. */
-function childPids(parent: number): number[] {
-  return allPids().filter((pid) => Number(readProc(pid, 'stat').split(') ')[1]?.split(' ')[1]) === parent);
-}
-
-function tree(pid: number): number[] {
-  return [pid, ...childPids(pid).flatMap(tree)];
-}
-
 /** RSS of the app: tsx runs it in a child node process, so the tree's largest member. */
 function treeRssMb(app: AppProcess): number {
   const sizes = tree(app.child.pid!).map((pid) =>
     Number(/VmRSS:\s+(\d+) kB/.exec(readProc(pid, 'status'))?.[1] ?? 0),
   );
   return Math.round(Math.max(0, ...sizes) / 1024);
-}
-
-/** CPU seconds used so far (user + system; clock ticks of 1/100 s). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = readProc(pid, 'stat').split(') ')[1]?.split(' ') ?? [];
-    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  }
-  return ticks / 100;
-}
-
-/** CPU seconds so far of every process, and of the machine (busy, and of that interrupt handling). */
-function cpuSnapshot() {
-  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
-  const fields = readFileSync('/proc/stat', 'utf8')
-    .split('\n')[0]!
-    .trim()
-    .split(/\s+/)
-    .slice(1, 9)
-    .map(Number);
-  const busy = fields.reduce((sum, v) => sum + v, 0) - (fields[3] ?? 0) - (fields[4] ?? 0);
-  return {
-    processes: new Map(allPids().map((pid) => [pid, cpuSeconds([pid])])),
-    interrupts: ((fields[5] ?? 0) + (fields[6] ?? 0)) / 100,
-    machine: busy / 100,
-  };
-}
-
-function allPids(): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number);
-}
-
-function cpuCount(): number {
-  return readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? 0;
 }

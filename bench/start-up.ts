@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@voice/dev';
+import { freePort, productionCommand } from '@voice/dev';
 import { benchEnvironment, benchTitle, percentile } from './harness';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -44,7 +44,7 @@ async function startOnce(args: string[]): Promise<{ readyMs: number; idleRssMb: 
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: `${root}apps/worker`,
-    env: { ...env, WORKER_HEALTH_PORT: String(port) },
+    env: { ...productionCommand('worker').env, ...env, WORKER_HEALTH_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -66,7 +66,7 @@ async function startOnce(args: string[]): Promise<{ readyMs: number; idleRssMb: 
 }
 
 const modes = {
-  'compiled (node dist/main.js)': ['--enable-source-maps', 'dist/main.js'],
+  'compiled (node dist/main.js)': [...productionCommand('worker').nodeArgs, 'dist/main.js'],
   'from source (tsx src/main.ts)': [tsx, 'src/main.ts'],
 };
 const results: string[] = [];

@@ -6,6 +6,7 @@ import { addPhoneNumber, createAgent, dialCall } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { benchAccount, benchEnvironment, benchTitle, percentile, pool, startServices } from './harness';
+import { cpuMeter } from './cpu';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WEBHOOKS = 5;
@@ -49,6 +50,7 @@ const { worker } = await startServices(bench, { api: false, env: { WEBHOOK_ALLOW
 const connection = await Connection.connect({ address: bench.temporal.address });
 const starter = createWorkflowStarter(new Client({ connection }), 'voice-agent');
 const started = Date.now();
+const cpu = cpuMeter({ worker });
 await pool(CALLS, DIAL_RATE ? 1 : CONCURRENCY, async (i) => {
   if (DIAL_RATE)
     await new Promise((resolve) => setTimeout(resolve, started + (i * 1000) / DIAL_RATE - Date.now()));
@@ -62,6 +64,7 @@ const deadline = Date.now() + 15 * 60_000;
 while (receipts.length < expected && Date.now() < deadline)
   await new Promise((resolve) => setTimeout(resolve, 100));
 const finished = Date.now();
+const cpuUse = cpu.report();
 const workerRss = worker.peakRssMb();
 await worker.stop();
 
@@ -95,5 +98,6 @@ console.log(
   `  deliveries/s:           ${(receipts.length / ((finished - firstEnd) / 1000)).toFixed(1)} (first call end to last receipt)`,
 );
 console.log(`  dial to last receipt:   ${((finished - started) / 1000).toFixed(1)} s`);
+console.log(`  CPU (cores busy):       ${cpuUse}`);
 console.log(`  peak RSS worker:        ${workerRss} MB`);
 process.exit(receipts.length === expected ? 0 : 1);

@@ -19,6 +19,7 @@ const port = (name: string, fallback: number) => Number(process.env[name] ?? fal
 const apiPort = port('PORT', 3000);
 const workerHealthPort = port('WORKER_HEALTH_PORT', 3001);
 const mediaPort = port('MEDIA_PORT', 3002);
+const webPort = port('WEB_PORT', 5173);
 const voice = process.argv.includes('--voice');
 const embeddedDbPort = port('DEV_DATABASE_PORT', 5433);
 const temporalPort = port('DEV_TEMPORAL_PORT', 7233);
@@ -61,6 +62,8 @@ const jwtSecret = process.env.JWT_SECRET ?? persisted('jwt-secret', () => random
 const secretsKey = process.env.SECRETS_KEY ?? persisted('secrets-key', () => randomBytes(32).toString('hex'));
 const db = createDb(databaseUrl, { maxConnections: 1 });
 const keyFile = join(DATA_DIR, 'demo-api-key');
+const passwordFile = join(DATA_DIR, 'demo-password');
+const known = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined);
 const demo = await seedDemo(
   {
     db,
@@ -69,9 +72,10 @@ const demo = await seedDemo(
     workflows: deferredWorkflows,
     config: { jwtSecret, secretsKey },
   },
-  { knownKey: existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined },
+  { knownKey: known(keyFile), knownPassword: known(passwordFile) },
 );
 writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
+writeFileSync(passwordFile, `${demo.login.password}\n`, { mode: 0o600 });
 await db.$disconnect();
 
 const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`;
@@ -86,6 +90,9 @@ const childEnv = {
   PORT: String(apiPort),
   PUBLIC_URL: publicUrl,
   WORKER_HEALTH_PORT: String(workerHealthPort),
+  // The dashboard's dev server (Vite, hot reload) forwards /trpc and /recordings to the api.
+  WEB_PORT: String(webPort),
+  API_URL: `http://127.0.0.1:${apiPort}`,
 };
 const apps = spawn(
   join(REPO_ROOT, 'node_modules', '.bin', 'turbo'),
@@ -94,6 +101,7 @@ const apps = spawn(
     'dev',
     '--filter=@voice/api',
     '--filter=@voice/worker',
+    '--filter=@voice/web',
     ...(voice ? ['--filter=@voice/media'] : []),
     '--ui=stream',
     '--log-prefix=task',
@@ -122,6 +130,7 @@ if (await waitForApi()) {
       'Voice agent calling service is running',
       `  API:          ${apiUrl}   (REST under /functions/v1 and /v1, tRPC at /trpc, /openapi.json)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(not available for TEMPORAL_ADDRESS; set TEMPORAL_UI_URL)'}`,
+      `  Dashboard:    http://127.0.0.1:${webPort}/app/   (sign in: ${demo.login.email} / ${demo.login.password})`,
       `  Demo API key: ${demo.apiKey}`,
       ...(voiceDemo ? ['', ...voiceDemo.describe(apiUrl, demo.apiKey)] : []),
       '',

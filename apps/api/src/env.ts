@@ -10,6 +10,8 @@ const Env = ServiceEnv.extend({
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
   /** How long a resolved API key or user is kept in memory (ms); 0 reads Postgres on every request. */
+  /** The built dashboard, served under /app; apps/web/dist of this checkout when unset. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 }).superRefine(checkServiceEnv);
 export type ApiEnv = z.infer<typeof Env>;

@@ -1,10 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import {
   AuthCache,
   coreConfigFromEnv,
   followAuthChanges,
   memoryRateLimitStore,
-  startCallCountCompaction,
+  startCountCompaction,
   systemClock,
   systemResolver,
 } from '@voice/core';
@@ -71,14 +72,16 @@ const server = createServer(
       await temporal.workflowService.getSystemInfo({});
     },
     logger,
+    // From src/main.ts (dev) and dist/main.js (built) alike, this checkout's apps/web/dist.
+    dashboardDir: env.DASHBOARD_DIR ?? fileURLToPath(new URL('../../web/dist/', import.meta.url)),
   },
   { host: env.HOST, port: env.PORT },
 );
 
-// Folds the call counts' recorded changes into their buckets every second (the worker does too; an
+// Folds the call and campaign counts' recorded changes in every second (the worker does too; an
 // api without a worker still keeps its counts cheap to read).
-const compaction = startCallCountCompaction(db, {
-  onError: (err) => logger.warn({ err }, 'call count compaction failed'),
+const compaction = startCountCompaction(db, {
+  onError: (err) => logger.warn({ err }, 'count compaction failed'),
 });
 
 const url = await server.start();

@@ -9,6 +9,7 @@ import {
   type TwilioCallbackKind,
 } from '@voice/core';
 import pino, { type Logger } from 'pino';
+import { registerDashboard } from './http/dashboard';
 import { toErrorResponse } from './http/errors';
 import { createHttpMetrics } from './http/metrics';
 import { requestIdFor } from './http/request-id';
@@ -26,6 +27,8 @@ export interface ServerDeps {
   /** Resolves when the Temporal frontend answers. */
   pingTemporal(): Promise<void>;
   logger?: Logger;
+  /** The built dashboard (apps/web/dist), served under /app; without it /app says how to build it. */
+  dashboardDir?: string;
 }
 
 export interface ServerOptions {
@@ -104,6 +107,7 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
   });
   registerRestRoutes(app, restRoutes, deps.core);
   registerRemovedOperations(app);
+  registerDashboard(app, deps.dashboardDir);
 
   const openApiDocument = buildOpenApiDocument(restRoutes, { publicUrl: deps.core.config.publicUrl });
   app.get('/openapi.json', async () => openApiDocument);

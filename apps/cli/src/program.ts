@@ -12,6 +12,7 @@ import { registerNumberCommands } from './commands/numbers';
 import { registerSecretCommands } from './commands/secrets';
 import { registerSeedCommands } from './commands/seed';
 import { registerTestContactCommands } from './commands/test-contacts';
+import { registerUserCommands } from './commands/users';
 import { registerWebhookCommands } from './commands/webhooks';
 
 export function createProgram(): Command {
@@ -31,6 +32,7 @@ export function createProgram(): Command {
   registerSecretCommands(program);
   registerSeedCommands(program);
   registerTestContactCommands(program);
+  registerUserCommands(program);
   registerWebhookCommands(program);
   return program;
 }

@@ -177,6 +177,10 @@ export class ConversationSession {
   private llmFailures = 0;
   /** When the caller's utterance in progress began (ms from the start). */
   private callerStartedAt: number | null = null;
+  /** The caller's audio received so far, in ms (the recording's clock for the caller's side). */
+  private callerAudioMs = 0;
+  /** Where in the caller's audio the speech-to-text stream's own audio begins (its time 0). */
+  private sttAudioStartMs: number | null = null;
   private silenceTimer: NodeJS.Timeout | null = null;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
@@ -217,7 +221,7 @@ export class ConversationSession {
       this.stt = await this.providers.stt.open(
         { language: this.agent.language },
         {
-          speech: () => this.callerSpeaking(),
+          speech: (audioMs) => this.callerSpeaking(audioMs),
           utterance: (text) => void this.callerSaid(text),
           failed: (reason) => void this.sttFailed(reason),
         },
@@ -232,11 +236,15 @@ export class ConversationSession {
   /** 20 ms of the caller's audio from the line. */
   hear(audio: Buffer): void {
     this.callerTrack.append(audio);
+    this.callerAudioMs += audio.length / 8;
     // To speech-to-text in 40 ms chunks: half the messages, within what the providers advise (20–100 ms).
     this.unsent.push(audio);
     if (this.unsent.length < STT_CHUNK_FRAMES) return;
-    this.stt?.send(Buffer.concat(this.unsent));
+    const chunk = Buffer.concat(this.unsent);
     this.unsent.length = 0;
+    if (!this.stt) return;
+    this.sttAudioStartMs ??= this.callerAudioMs - chunk.length / 8;
+    this.stt.send(chunk);
   }
 
   /** The caller hung up (the stream stopped). */
@@ -244,15 +252,21 @@ export class ConversationSession {
     return this.finish('user_hangup');
   }
 
-  private callerSpeaking() {
+  /** `audioMs`: where in the speech-to-text stream's audio the speech began, when the provider says. */
+  private callerSpeaking(audioMs?: number) {
     this.clearSilenceTimer();
-    this.callerStartedAt ??= this.now();
+    // Timed on the caller's audio, as the recording is, rather than by when the provider noticed.
+    this.callerStartedAt ??=
+      audioMs !== undefined && this.sttAudioStartMs !== null
+        ? Math.round(this.sttAudioStartMs + audioMs)
+        : this.now();
     const turn = this.turn;
     if (!turn || this.ending) return;
     // Barge-in: the caller talks over the agent, who stops at once.
     if (this.line.speaking) {
-      this.line.clear();
+      // The turn learns how far the line got before the line forgets it.
       this.cutTurn(turn);
+      this.line.clear();
     }
   }
 

@@ -5,6 +5,11 @@ import { LlmEnv } from '@voice/providers/llm-env';
 const Env = ServiceEnv.extend({
   WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /**
+   * Workflows kept in memory between their tasks (docs/operations.md, Memory); past it the least recent is
+   * evicted and replays its history on its next task. Sized with the heap the start script gives the worker.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).default(500),
   /** The simulated carrier (the default carrier): durations in milliseconds and the outcome seed. */
   SIMULATOR_DIAL_MS: z.coerce.number().int().min(0).default(500),
   SIMULATOR_RING_MS: z.coerce.number().int().min(0).default(4000),

@@ -4,7 +4,7 @@ import {
   coreConfigFromEnv,
   createSmtpMailer,
   deterministicConversationEngine,
-  startCallCountCompaction,
+  startCountCompaction,
   systemClock,
   systemResolver,
 } from '@voice/core';
@@ -47,13 +47,14 @@ const worker = await createWorker({
   namespace: env.TEMPORAL_NAMESPACE,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   deps,
+  maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS,
 });
 const relay = startWorkflowRelay(deps, {
   onError: (err) => logger.warn({ err }, 'workflow relay pass failed'),
 });
-// Folds the call counts' recorded changes into their buckets every second (the api does too).
-const compaction = startCallCountCompaction(db, {
-  onError: (err) => logger.warn({ err }, 'call count compaction failed'),
+// Folds the call and campaign counts' recorded changes in every second (the api does too).
+const compaction = startCountCompaction(db, {
+  onError: (err) => logger.warn({ err }, 'count compaction failed'),
 });
 const health = await startHealthServer(
   { worker, db },

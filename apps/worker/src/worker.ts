@@ -27,6 +27,8 @@ export interface CreateWorkerOptions {
   taskQueue: string;
   deps: CoreDeps & CallRuntime;
   workflows?: WorkflowCode;
+  /** Workflows cached between tasks; unset: the SDK's default, which grows with the heap limit. */
+  maxCachedWorkflows?: number;
 }
 
 export function createWorker({
@@ -35,6 +37,7 @@ export function createWorker({
   taskQueue,
   deps,
   workflows = WORKFLOWS_SOURCE,
+  maxCachedWorkflows,
 }: CreateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
@@ -44,5 +47,6 @@ export function createWorker({
       ? { workflowBundle: { codePath: workflows.bundlePath } }
       : { workflowsPath: workflows.workflowsPath }),
     activities: createActivities(deps),
+    ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
   });
 }

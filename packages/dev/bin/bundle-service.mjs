@@ -7,7 +7,7 @@
 // time, so it must be a dependency of the service itself (checked here): then `pnpm deploy --prod` of the
 // service installs exactly what its JavaScript imports. --copy puts a directory the service reads at run
 // time (SQL migrations) into dist/ under its own name.
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, join, sep } from 'node:path';
 import { build } from 'esbuild';
@@ -52,6 +52,8 @@ const externalPackages = {
   },
 };
 
+// Outputs of an earlier build (chunks renamed since) must not ship.
+rmSync('dist', { recursive: true, force: true });
 const result = await build({
   entryPoints: entries,
   outdir: 'dist',
@@ -75,6 +77,19 @@ if (missing.size > 0) {
   for (const [name, importer] of missing)
     console.error(`${manifest.name}: ${name} (imported by ${importer}) is not in its dependencies`);
   process.exit(1);
+}
+// A chunk that only holds a WebAssembly module as base64 (Prisma's query compiler) gets no source map: it
+// maps one string literal, and Node would otherwise keep its megabytes of parsed map in every process.
+for (const [file, output] of Object.entries(result.metafile.outputs)) {
+  const inputs = Object.keys(output.inputs);
+  if (
+    !file.endsWith('.js') ||
+    inputs.length === 0 ||
+    !inputs.every((input) => /\.wasm-base64\.m?js$/.test(input))
+  )
+    continue;
+  rmSync(`${file}.map`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\n?$/, '\n'));
 }
 for (const dir of valuesOf('--copy')) cpSync(dir, join('dist', basename(dir)), { recursive: true });
 for (const [file, output] of Object.entries(result.metafile.outputs)) {

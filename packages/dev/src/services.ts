@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { childEnvironment } from './env';
  * deployed), and any other server a test starts and kills itself (a Temporal dev server).
  */
 
-type App = 'api' | 'worker' | 'media';
+export type ServiceApp = 'api' | 'worker' | 'media';
 /**
  * `source`: src/main.ts through tsx; `compiled`: `node dist/main.js` in the workspace; `{ deployedIn }`:
  * `node dist/main.js` in `<deployedIn>/<app>`, a `pnpm deploy --prod` of it (see deployServices), with
@@ -70,12 +71,35 @@ export interface ServiceProcess {
   stop(graceMs?: number): Promise<Exit>;
 }
 
-function spawnApp(app: App, build: ServiceBuild, env: Record<string, string>) {
+/**
+ * How production runs a compiled service: its package's `start` script, `[NAME=value...] node
+ * [flags...] dist/main.js` (the memory budget is in the flags and the environment), which the
+ * Dockerfile's ENV and CMD repeat. The stack, the tests and the benchmarks run exactly this.
+ */
+export function productionCommand(app: ServiceApp, appDir = join(REPO_ROOT, 'apps', app)) {
+  const manifest = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const words = (manifest.scripts?.start ?? '').trim().split(/\s+/);
+  const node = words.indexOf('node');
+  if (node < 0 || words.at(-1) !== 'dist/main.js')
+    throw new Error(`apps/${app}: the start script must be "[NAME=value...] node [flags...] dist/main.js"`);
+  return {
+    env: Object.fromEntries(words.slice(0, node).map((word) => word.split(/=(.*)/s).slice(0, 2))) as Record<
+      string,
+      string
+    >,
+    nodeArgs: words.slice(node + 1, -1),
+  };
+}
+
+function spawnApp(app: ServiceApp, build: ServiceBuild, env: Record<string, string>) {
   const cwd = typeof build === 'object' ? join(build.deployedIn, app) : join(REPO_ROOT, 'apps', app);
   if (build === 'source') return spawnTypeScript(join(cwd, 'src', 'main.ts'), env, { cwd });
-  return spawn(process.execPath, ['--enable-source-maps', join(cwd, 'dist', 'main.js')], {
+  const production = productionCommand(app, cwd);
+  return spawn(process.execPath, [...production.nodeArgs, join(cwd, 'dist', 'main.js')], {
     cwd,
-    env: childEnvironment(env),
+    env: childEnvironment({ ...production.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -140,7 +164,7 @@ export async function killStartedProcesses(): Promise<void> {
 }
 
 function spawnService(
-  app: App,
+  app: ServiceApp,
   name: string,
   env: Record<string, string>,
   { build = 'source', onLine }: { build?: ServiceBuild; onLine?: (line: string) => void } = {},

@@ -3,8 +3,11 @@ import WebSocket from 'ws';
 
 /** What a speech-to-text stream reports about the caller. */
 export interface SttEvents {
-  /** The caller started speaking (voice activity), or words are already being recognised. */
-  speech(): void;
+  /**
+   * The caller started speaking (voice activity), or words are already being recognised. `audioMs`: where
+   * the speech began in the stream's audio (ms from the first audio sent), when the provider says.
+   */
+  speech(audioMs?: number): void;
   /** The caller finished an utterance (the provider's endpoint): its words. */
   utterance(text: string): void;
   /** The stream closed without being asked to: the provider failed. */
@@ -32,9 +35,15 @@ export interface DeepgramSettings {
 
 interface DeepgramResults {
   type: 'Results';
+  /** Seconds from the stream's first audio. */
+  start?: number;
   is_final?: boolean;
   speech_final?: boolean;
   channel?: { alternatives?: { transcript?: string }[] };
+}
+
+function secondsToMs(seconds: unknown): number | undefined {
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }
 
 /** Deepgram's live streaming API through the official @deepgram/sdk: μ-law 8 kHz in, no resampling. */
@@ -67,12 +76,12 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
         if (text) events.utterance(text);
       };
       socket.on('message', (message) => {
-        if (message.type === 'SpeechStarted') return events.speech();
+        if (message.type === 'SpeechStarted') return events.speech(secondsToMs(message.timestamp));
         if (message.type === 'UtteranceEnd') return flush();
         if (message.type !== 'Results') return;
         const results = message as unknown as DeepgramResults;
         const text = results.channel?.alternatives?.[0]?.transcript?.trim() ?? '';
-        if (text) events.speech();
+        if (text) events.speech(secondsToMs(results.start));
         if (!results.is_final) return;
         if (text) heard.push(text);
         if (results.speech_final) flush();
@@ -141,13 +150,20 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
         // Followed by close, which reports it.
       });
       socket.on('message', (data) => {
-        let event: { type?: string; transcript?: string; delta?: string; error?: { message?: string } };
+        let event: {
+          type?: string;
+          transcript?: string;
+          delta?: string;
+          audio_start_ms?: number;
+          error?: { message?: string };
+        };
         try {
           event = JSON.parse(String(data)) as typeof event;
         } catch {
           return;
         }
-        if (event.type === 'input_audio_buffer.speech_started') events.speech();
+        if (event.type === 'input_audio_buffer.speech_started')
+          events.speech(typeof event.audio_start_ms === 'number' ? event.audio_start_ms : undefined);
         else if (event.type === 'conversation.item.input_audio_transcription.delta' && event.delta?.trim())
           events.speech();
         else if (event.type === 'conversation.item.input_audio_transcription.completed') {

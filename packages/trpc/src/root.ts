@@ -4,6 +4,7 @@ import { callsRouter } from './routers/calls';
 import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
 import { carrierConnectionsRouter } from './routers/carrier-connections';
 import { phoneNumbersRouter } from './routers/phone-numbers';
+import { sessionRouter } from './routers/session';
 import { voicesRouter } from './routers/voices';
 import { webhooksRouter } from './routers/webhooks';
 import { createCallerFactory, router } from './trpc';
@@ -16,6 +17,7 @@ export const appRouter = router({
   carrierConnections: carrierConnectionsRouter,
   doNotCall: doNotCallRouter,
   phoneNumbers: phoneNumbersRouter,
+  session: sessionRouter,
   voices: voicesRouter,
   webhooks: webhooksRouter,
 });

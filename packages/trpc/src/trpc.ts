@@ -2,7 +2,9 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import {
   assertSafeInput,
   authenticate,
+  authenticateSession,
   describeIssues,
+  isValidCsrfToken,
   enforceRateLimit,
   isAppError,
   type RateLimitedOperation,
@@ -61,9 +63,25 @@ async function rateLimit(ctx: TrpcContext, auth: AuthContext, operation: RateLim
   }
 }
 
-/** Requires an API key or dashboard JWT, within the request rate limits; adds the account to the context. */
-export const accountProcedure = publicProcedure.use(async ({ ctx, next, getRawInput }) => {
-  const auth = await authenticate(ctx.deps, ctx.authorization);
+/**
+ * Who makes the request: the `Authorization` header (API key or JWT) when there is one, else the
+ * dashboard's session cookie, which on a mutation must come with the session's CSRF token.
+ */
+async function authenticateRequest(ctx: TrpcContext, type: 'query' | 'mutation' | 'subscription') {
+  if (ctx.authorization !== undefined || ctx.sessionToken === undefined)
+    return authenticate(ctx.deps, ctx.authorization);
+  const { user: _user, ...auth } = await authenticateSession(ctx.deps, ctx.sessionToken);
+  if (type === 'mutation' && !isValidCsrfToken(ctx.deps.config.jwtSecret, ctx.sessionToken, ctx.csrfToken))
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or invalid CSRF token' });
+  return auth;
+}
+
+/**
+ * Requires an API key, dashboard JWT or dashboard session, within the request rate limits; adds the
+ * account to the context.
+ */
+export const accountProcedure = publicProcedure.use(async ({ ctx, next, getRawInput, type }) => {
+  const auth = await authenticateRequest(ctx, type);
   await rateLimit(ctx, auth, { request: true, dial: false });
   assertSafeInput(await getRawInput(), 'input');
   return next({ ctx: { auth, accountId: auth.accountId } });
@@ -75,7 +93,7 @@ export const dialProcedure = accountProcedure.use(async ({ ctx, next }) => {
   return next();
 });
 
-/** Dashboard users (JWT) only. */
+/** Dashboard users (session or JWT) only. */
 export const userProcedure = accountProcedure.use(({ ctx, next }) => {
   if (ctx.auth.principal.kind !== 'user') {
     throw new TRPCError({

@@ -102,6 +102,8 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   let sequence = 0;
   let startedAt = 0;
   let timer: NodeJS.Timeout | null = null;
+  let ticks = 0;
+  let clockStart = 0;
   let queued = Promise.resolve();
   const since = () => Date.now() - startedAt;
 
@@ -207,10 +209,31 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     }
   }
 
+  let closedAlready = false;
+  /**
+   * Frames leave on a fixed 20 ms grid, as Twilio sends them in real time: a late timer is caught up with
+   * the frames it owes, never skipped, so the callee's audio keeps pace with the clock however busy the
+   * machine is.
+   */
+  function schedule() {
+    if (closedAlready) return;
+    const due = clockStart + (ticks + 1) * FRAME_MS;
+    timer = setTimeout(run, Math.max(0, due - performance.now()));
+  }
+  function run() {
+    const now = performance.now();
+    while (!closedAlready && clockStart + (ticks + 1) * FRAME_MS <= now + 1) {
+      ticks += 1;
+      tick();
+    }
+    schedule();
+  }
+
   const closed = new Promise<void>((resolve) => {
     socket.on('close', (code, reason) => {
-      if (timer) clearInterval(timer);
+      if (timer) clearTimeout(timer);
       timer = null;
+      closedAlready = true;
       record.closed ??= { code, reason: reason.toString(), by: 'service' };
       resolve();
     });
@@ -238,7 +261,8 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
         streamSid,
       });
       socket.on('message', receive);
-      timer = setInterval(tick, FRAME_MS);
+      clockStart = performance.now();
+      schedule();
       resolve();
     });
   });
@@ -246,11 +270,12 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   opened.catch(() => {});
 
   async function say(...turns: CalleeTurn[]) {
-    // Rendering (speech synthesis) may take a while: turns still join the line in order.
-    const rendered = Promise.all(turns.map(render));
-    queued = queued.then(async () => {
-      inbound.push(...(await rendered));
-    });
+    // Rendering (speech synthesis) may take a while: turns join the line in order, each as soon as it
+    // and those before it are ready (a pause is not held back by the words after it).
+    for (const rendered of turns.map(render))
+      queued = queued.then(async () => {
+        inbound.push(await rendered);
+      });
     await queued;
   }
   if (options.script) void say(...options.script);

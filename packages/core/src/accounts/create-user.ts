@@ -2,20 +2,33 @@ import { z } from 'zod';
 import type { User } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
+import { hashPassword } from '../auth/passwords';
+import { Password } from '../auth/schemas';
 
 export const CreateUserInput = z.object({
-  email: z.email('email must be an email address'),
+  email: z.email('email must be an email address').transform((email) => email.toLowerCase()),
   name: z.string().trim().max(200).optional(),
+  /** Without one, the user cannot sign in until `voice users reset-password` sets it. */
+  password: Password.optional(),
 });
-export type CreateUserInput = z.infer<typeof CreateUserInput>;
+export type CreateUserInput = z.input<typeof CreateUserInput>;
 
 export async function createUser(
   { db, clock }: CoreDeps,
-  { accountId, email, name }: { accountId: string } & CreateUserInput,
+  { accountId, email, name, password }: { accountId: string } & CreateUserInput,
 ): Promise<User> {
   const account = await db.account.findUnique({ where: { id: accountId } });
   if (!account) throw new AppError('ACCOUNT_NOT_FOUND', 'Account not found');
-  const existing = await db.user.findUnique({ where: { email } });
-  if (existing) throw new AppError('CONFLICT', `A user with email ${email} already exists`);
-  return db.user.create({ data: { accountId, email, name: name ?? null, createdAt: clock.now() } });
+  const normalised = email.toLowerCase();
+  const existing = await db.user.findUnique({ where: { email: normalised } });
+  if (existing) throw new AppError('CONFLICT', `A user with email ${normalised} already exists`);
+  return db.user.create({
+    data: {
+      accountId,
+      email: normalised,
+      name: name ?? null,
+      createdAt: clock.now(),
+      passwordHash: password === undefined ? null : await hashPassword(password),
+    },
+  });
 }

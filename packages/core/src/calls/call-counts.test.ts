@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../accounts/create-account';
 import type { CoreDeps } from '../deps';
 import { createTestDeps } from '../testing/deps';
-import { compactCallCounts, countCalls, coverWindow, type CallCountFilter } from './call-counts';
+import { compactCounts } from '../count-compaction';
+import { countCalls, coverWindow, type CallCountFilter } from './call-counts';
 
 let deps: CoreDeps;
 let drop: () => Promise<void>;
@@ -132,7 +133,7 @@ describe('call counts', () => {
           for (const s of steps) {
             // Fold the changes so far into the buckets (another process may do it at any moment).
             if (s.kind === 'compact') {
-              await compactCallCounts(deps.db, 7);
+              await compactCounts(deps.db, 'calls', 7);
               continue;
             }
             if (s.kind === 'insert') {
@@ -213,7 +214,7 @@ describe('call counts', () => {
       data: { id: randomUUID(), accountId: account.id, fromNumber: '+14155550100', toNumber: '+14155550101' },
     });
     expect(await countCalls(deps.db, account.id, { includeTestCalls: false })).toBe(1);
-    await compactCallCounts(deps.db);
+    await compactCounts(deps.db, 'calls');
     await deps.db.call.create({
       data: { id: randomUUID(), accountId: account.id, fromNumber: '+14155550100', toNumber: '+14155550102' },
     });

@@ -11,7 +11,7 @@ export * from './call-ended';
 export * from './get-call';
 export * from './end-call';
 export * from './list-calls';
-export { compactCallCounts, countCalls, startCallCountCompaction, type CallCountFilter } from './call-counts';
+export { countCalls, type CallCountFilter } from './call-counts';
 export * from './test-contacts';
 export * from './twilio/status-callback';
 export * from './twilio/callbacks';

@@ -92,7 +92,10 @@ export type ListCallsData = z.output<typeof ListCallsInput>;
 export const UpdateCallInput = z.object({
   metadata: z
     .record(z.string(), z.unknown(), 'metadata must be an object')
-    .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= 50 * 1024, 'must be at most 50 KB'),
+    .refine(
+      (value) => new TextEncoder().encode(JSON.stringify(value)).length <= 50 * 1024,
+      'must be at most 50 KB',
+    ),
 });
 
 const TranscriptEntry = z.object({

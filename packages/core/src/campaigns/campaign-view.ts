@@ -1,4 +1,4 @@
-import type { Campaign as CampaignRow, Db } from '@voice/db';
+import type { Campaign as CampaignRow, CampaignContactState, Db } from '@voice/db';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
 import { CONTACT_STATES, type Campaign, type CampaignCounts } from './schemas';
@@ -17,23 +17,26 @@ export async function loadCampaign(db: Db, accountId: string, campaignId: string
 const zeroByState = () =>
   Object.fromEntries(CONTACT_STATES.map((state) => [state, 0])) as CampaignCounts['by_state'];
 
-/** Counts by contact state and by the last call's outcome, straight from the contacts. */
+/**
+ * Counts by contact state and by the last call's outcome, exact: the folded counts plus the changes not
+ * folded yet (campaign_contact_counts and its deltas), a few rows whatever the campaign's size.
+ */
 export async function countContacts(db: Db, campaignId: string): Promise<CampaignCounts> {
-  const [byState, byOutcome] = await Promise.all([
-    db.campaignContact.groupBy({ by: ['state'], where: { campaignId }, _count: { _all: true } }),
-    db.campaignContact.groupBy({
-      by: ['lastOutcome'],
-      where: { campaignId, lastOutcome: { not: null } },
-      _count: { _all: true },
-    }),
-  ]);
+  const groups = await db.$queryRaw<{ state: CampaignContactState; last_outcome: string; count: number }[]>`
+    SELECT state, last_outcome, sum(n)::integer AS count
+      FROM (SELECT state, last_outcome, count AS n FROM campaign_contact_counts WHERE campaign_id = ${campaignId}::uuid
+            UNION ALL
+            SELECT state, last_outcome, delta FROM campaign_contact_count_deltas WHERE campaign_id = ${campaignId}::uuid) AS counted
+     GROUP BY 1, 2
+    HAVING sum(n) <> 0`;
   const by_state = zeroByState();
+  const by_outcome: Record<string, number> = {};
   let total = 0;
-  for (const group of byState) {
-    by_state[group.state] = group._count._all;
-    total += group._count._all;
+  for (const { state, last_outcome, count } of groups) {
+    by_state[state] += count;
+    total += count;
+    if (last_outcome !== '') by_outcome[last_outcome] = (by_outcome[last_outcome] ?? 0) + count;
   }
-  const by_outcome = Object.fromEntries(byOutcome.map((group) => [group.lastOutcome!, group._count._all]));
   return { total, by_state, by_outcome };
 }
 

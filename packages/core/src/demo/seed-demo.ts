@@ -1,5 +1,7 @@
 import type { CoreDeps } from '../deps';
+import { randomBytes } from 'node:crypto';
 import { createApiKey, hashApiKey } from '../auth/api-keys';
+import { hashPassword, verifyPassword } from '../auth/passwords';
 
 /** Fixed ids make the seed idempotent: running it again finds the same rows. */
 export const DEMO = {
@@ -10,6 +12,8 @@ export const DEMO = {
   flowAgentId: '00000000-0000-4000-a000-000000000102',
   flowAgentName: 'Demo Survey Flow',
   numbers: ['+14155550100', '+14155550101'],
+  userId: '00000000-0000-4000-a000-000000000201',
+  userEmail: 'demo@example.com',
 } as const;
 
 /** A small survey flow, so the read-only behaviour of flow agents can be tried on real data. */
@@ -37,6 +41,8 @@ export interface SeedDemoResult {
   /** The demo API key: `knownKey` when it is still valid, else a newly created one. */
   apiKey: string;
   apiKeyCreated: boolean;
+  /** The demo dashboard login: `knownPassword` when it still signs in, else a newly set one. */
+  login: { email: string; password: string };
 }
 
 /**
@@ -45,7 +51,7 @@ export interface SeedDemoResult {
  */
 export async function seedDemo(
   deps: CoreDeps,
-  { knownKey }: { knownKey?: string } = {},
+  { knownKey, knownPassword }: { knownKey?: string; knownPassword?: string } = {},
 ): Promise<SeedDemoResult> {
   const { db, clock } = deps;
   const now = clock.now();
@@ -98,12 +104,35 @@ export async function seedDemo(
     });
   }
 
+  const login = { email: DEMO.userEmail, password: await seedDemoUser(deps, knownPassword) };
+  const seeded = { accountId: DEMO.accountId, agentId: DEMO.agentId, login };
   if (knownKey) {
     const existing = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(knownKey) } });
     if (existing && existing.accountId === DEMO.accountId && !existing.revokedAt) {
-      return { accountId: DEMO.accountId, agentId: DEMO.agentId, apiKey: knownKey, apiKeyCreated: false };
+      return { ...seeded, apiKey: knownKey, apiKeyCreated: false };
     }
   }
   const { key } = await createApiKey(deps, { accountId: DEMO.accountId, name: 'demo' });
-  return { accountId: DEMO.accountId, agentId: DEMO.agentId, apiKey: key, apiKeyCreated: true };
+  return { ...seeded, apiKey: key, apiKeyCreated: true };
+}
+
+/** The demo dashboard user; its password is random, kept while it still signs in. */
+async function seedDemoUser({ db, clock }: CoreDeps, knownPassword: string | undefined): Promise<string> {
+  const user = await db.user.findUnique({ where: { id: DEMO.userId } });
+  if (user && knownPassword && (await verifyPassword(user.passwordHash, knownPassword))) return knownPassword;
+  const password = `demo-${randomBytes(12).toString('base64url')}`;
+  const passwordHash = await hashPassword(password);
+  await db.user.upsert({
+    where: { id: DEMO.userId },
+    create: {
+      id: DEMO.userId,
+      accountId: DEMO.accountId,
+      email: DEMO.userEmail,
+      name: 'Demo User',
+      passwordHash,
+      createdAt: clock.now(),
+    },
+    update: { passwordHash, failedSignIns: 0, lockedUntil: null },
+  });
+  return password;
 }

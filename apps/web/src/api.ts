@@ -1,0 +1,50 @@
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '@voice/trpc';
+import type { inferRouterOutputs } from '@trpc/server';
+
+export type Outputs = inferRouterOutputs<AppRouter>;
+
+/**
+ * The CSRF token of the signed-in session, held in memory only: the api returns it with the session,
+ * and every mutation sends it back. The session itself is an HttpOnly cookie the page never sees.
+ */
+let csrfToken = '';
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** The typed tRPC client, same origin, authenticated by the session cookie. */
+export const api = createTRPCClient<AppRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+      fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
+    }),
+  ],
+});
+
+export function errorStatus(error: unknown): number | undefined {
+  if (!(error instanceof TRPCClientError)) return undefined;
+  const data = error.data as { httpStatus?: number } | undefined;
+  return data?.httpStatus;
+}
+
+/** The api's message for an error, as it would show it to any client. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof TRPCClientError) return error.message;
+  if (error instanceof Error) return error.message;
+  return 'Something went wrong';
+}
+
+/**
+ * The part of an error that belongs beside a form field: the api names the field first
+ * (`email: email must be an email address`, `webhooks[2].url must use https`).
+ */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!error) return undefined;
+  const message = errorMessage(error);
+  if (message.startsWith(`${field}: `)) return message.slice(field.length + 2);
+  const next = message.charAt(field.length);
+  return message.startsWith(field) && [' ', '.', '['].includes(next) ? message : undefined;
+}

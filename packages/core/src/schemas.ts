@@ -1,0 +1,7 @@
+/**
+ * The API's input schemas that run anywhere (zod only, no Node built-ins): what the dashboard imports
+ * to validate its forms with the very rules and messages of the API.
+ */
+export * from './auth/schemas';
+export * from './agents/schemas';
+export * from './calls/schemas';

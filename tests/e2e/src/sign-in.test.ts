@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import { deferredWorkflows, seedDemo, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import {
+  callApi,
+  JWT_SECRET,
+  SECRETS_KEY,
+  serviceEnv,
+  startApi,
+  startWorker,
+  stopAll,
+  waitFor,
+  type ApiProcess,
+  type WorkerProcess,
+} from '@voice/dev';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchBrowser } from './browser';
+
+/**
+ * The dashboard in a real browser against the compiled api and worker: signing in and out, pages
+ * behind the session, errors beside the fields they belong to, and the session cookie's protections.
+ */
+
+let database: TestDatabase;
+let api: ApiProcess;
+let worker: WorkerProcess;
+let browser: Browser;
+let demo: Awaited<ReturnType<typeof seedDemo>>;
+
+const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'];
+const output = () => `--- api\n${api?.output()}\n--- worker\n${worker?.output()}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const deps: CoreDeps = {
+    db: database.db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
+    workflows: deferredWorkflows,
+  };
+  demo = await seedDemo(deps);
+  const env = serviceEnv({
+    databaseUrl: database.url,
+    temporalAddress: inject('temporalAddress'),
+    taskQueue: `e2e-${randomBytes(4).toString('hex')}`,
+  });
+  [api, worker, browser] = await Promise.all([
+    startApi('api', env, 'compiled'),
+    startWorker('worker', env, 'compiled'),
+    launchBrowser(),
+  ]);
+
+  // One call to list: dialed with the demo key, simulated to its end.
+  const dialed = await callApi(api.url, '/functions/v1/call-dial', {
+    method: 'POST',
+    key: demo.apiKey,
+    body: { agent_id: demo.agentId, from_number: '+14155550100', to_number: '+14155550177' },
+  });
+  expect(dialed.status, dialed.text).toBe(201);
+  const { call_id } = dialed.json as { call_id: string };
+  await waitFor('the dialed call to end', 60_000, async () => {
+    const call = await callApi(api.url, `/functions/v1/call-get/${call_id}`, { key: demo.apiKey });
+    return TERMINAL.includes((call.json as { call_status: string }).call_status);
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopAll([api, worker]);
+  await database?.drop();
+});
+
+async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: api.url });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('dashboard sign-in', () => {
+  it('sends a signed-out browser to the sign-in page from every URL, and back after signing in', async () => {
+    const { context, page } = await newPage();
+    for (const path of [
+      '/app',
+      '/app/calls',
+      '/app/agents',
+      '/app/calls?status=ended',
+      '/app/no-such-page',
+    ]) {
+      await page.goto(path);
+      await expect.poll(() => new URL(page.url()).pathname).toBe('/app/sign-in');
+      await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    }
+
+    await page.goto('/app/agents');
+    await page.waitForURL(/\/app\/sign-in\?next=/);
+    await signIn(page, demo.login.email, demo.login.password);
+    await page.waitForURL('**/app/agents');
+    await page.getByRole('cell', { name: 'Demo Receptionist' }).waitFor();
+    await expect(page.getByRole('cell', { name: 'Flow (read-only)' }).isVisible()).resolves.toBe(true);
+
+    // The session is a cookie no script can read, sent over HTTPS only and never by another site.
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'voice_session', httpOnly: true, secure: true, sameSite: 'Strict' });
+    expect(await page.evaluate('document.cookie')).toBe('');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/app/sign-in');
+    await page.goto('/app/calls');
+    await page.waitForURL(/\/app\/sign-in/);
+    await context.close();
+  });
+
+  it('shows the API message beside the field it is about, and the refusal of a wrong password', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/app/sign-in');
+    await signIn(page, 'not-an-email', 'whatever');
+    await expect.poll(() => page.getByText('email must be an email address').isVisible()).toBe(true);
+    // The message is tied to the field for screen readers.
+    const describedBy = await page.getByLabel('Email').getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe('email must be an email address');
+
+    await signIn(page, demo.login.email, 'a wrong password');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Email or password is incorrect');
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+  });
+
+  it('lists calls with the filters of the API, kept in the URL', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/app/calls');
+    await signIn(page, demo.login.email, demo.login.password);
+    await page.waitForURL('**/app/calls');
+    await page.getByRole('cell', { name: '+14155550177' }).waitFor();
+    await expect(page.getByText(/^1 calls/).isVisible()).resolves.toBe(true);
+
+    await page.getByRole('combobox', { name: 'Direction' }).selectOption('incoming');
+    await expect.poll(() => page.getByText('No calls match these filters.').isVisible()).toBe(true);
+    expect(new URL(page.url()).searchParams.get('direction')).toBe('incoming');
+    await page.reload();
+    await expect.poll(() => page.getByText('No calls match these filters.').isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it('refuses a state-changing request made with the cookie but without the CSRF token', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/app/sign-in');
+    await signIn(page, demo.login.email, demo.login.password);
+    await page.waitForURL('**/app/calls');
+    const status = await page.evaluate(async () => {
+      const response = await fetch('/trpc/apiKeys.create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'forged' }),
+      });
+      return response.status;
+    });
+    expect(status).toBe(403);
+    await context.close();
+  });
+
+  it('locks a user out after repeated failures, with the time to wait', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/app/sign-in');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await signIn(page, demo.login.email, `wrong password ${attempt}`);
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/incorrect|try again/);
+    }
+    await signIn(page, demo.login.email, demo.login.password);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/^Too many failed sign-ins; try again in \d+ seconds$/);
+    expect(await context.cookies()).toEqual([]);
+    await database.db.user.update({
+      where: { email: demo.login.email },
+      data: { failedSignIns: 0, lockedUntil: null },
+    });
+    await context.close();
+  });
+});
