@@ -1,8 +1,14 @@
 import { useMutation } from '@tanstack/react-query';
 import { NavLink, Navigate, Route, Routes, useNavigate } from 'react-router';
 import { api } from './api';
+import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
 import { AgentsPage } from './pages/Agents';
+import { ApiKeysPage } from './pages/ApiKeys';
+import { CallPage } from './pages/CallView';
 import { CallsPage } from './pages/Calls';
+import { NewCampaignPage } from './pages/CampaignNew';
+import { CampaignPage } from './pages/CampaignView';
+import { CampaignsPage } from './pages/Campaigns';
 import { NotFoundPage } from './pages/NotFound';
 import { SignInPage } from './pages/SignIn';
 import { RequireSession, useRememberSession, useSession } from './session';
@@ -10,7 +16,23 @@ import { RequireSession, useRememberSession, useSession } from './session';
 const SECTIONS = [
   { to: '/agents', label: 'Agents' },
   { to: '/calls', label: 'Calls' },
+  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/api-keys', label: 'API keys' },
 ] as const;
+
+/** The signed-in pages, each inside the layout. */
+const PAGES: { path: string; page: React.ReactNode }[] = [
+  { path: '/agents', page: <AgentsPage /> },
+  { path: '/agents/new', page: <NewAgentPage /> },
+  { path: '/agents/:agentId', page: <EditAgentPage /> },
+  { path: '/calls', page: <CallsPage /> },
+  { path: '/calls/:callId', page: <CallPage /> },
+  { path: '/campaigns', page: <CampaignsPage /> },
+  { path: '/campaigns/new', page: <NewCampaignPage /> },
+  { path: '/campaigns/:campaignId', page: <CampaignPage /> },
+  { path: '/api-keys', page: <ApiKeysPage /> },
+  { path: '*', page: <NotFoundPage /> },
+];
 
 function Layout({ children }: { children: React.ReactNode }) {
   const session = useSession();
@@ -73,30 +95,9 @@ export function App() {
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />
       <Route path="/" element={<Navigate to="/calls" replace />} />
-      <Route
-        path="/agents"
-        element={
-          <Signed>
-            <AgentsPage />
-          </Signed>
-        }
-      />
-      <Route
-        path="/calls"
-        element={
-          <Signed>
-            <CallsPage />
-          </Signed>
-        }
-      />
-      <Route
-        path="*"
-        element={
-          <Signed>
-            <NotFoundPage />
-          </Signed>
-        }
-      />
+      {PAGES.map(({ path, page }) => (
+        <Route key={path} path={path} element={<Signed>{page}</Signed>} />
+      ))}
     </Routes>
   );
 }

@@ -1,4 +1,11 @@
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import {
+  createTRPCClient,
+  httpBatchLink,
+  httpSubscriptionLink,
+  splitLink,
+  TRPCClientError,
+} from '@trpc/client';
+import { describeIssues } from '@voice/core/schemas';
 import type { AppRouter } from '@voice/trpc';
 import type { inferRouterOutputs } from '@trpc/server';
 
@@ -13,13 +20,20 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-/** The typed tRPC client, same origin, authenticated by the session cookie. */
+/**
+ * The typed tRPC client, same origin, authenticated by the session cookie: queries and mutations in
+ * batches, subscriptions (a campaign's live progress) as server-sent events.
+ */
 export const api = createTRPCClient<AppRouter>({
   links: [
-    httpBatchLink({
-      url: '/trpc',
-      headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
-      fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
+    splitLink({
+      condition: (op) => op.type === 'subscription',
+      true: httpSubscriptionLink({ url: '/trpc' }),
+      false: httpBatchLink({
+        url: '/trpc',
+        headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+        fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
+      }),
     }),
   ],
 });
@@ -47,4 +61,16 @@ export function fieldError(error: unknown, field: string): string | undefined {
   if (message.startsWith(`${field}: `)) return message.slice(field.length + 2);
   const next = message.charAt(field.length);
   return message.startsWith(field) && [' ', '.', '['].includes(next) ? message : undefined;
+}
+
+/** A form's own check failed (the API's schema, run here): its first problem, worded as the API words it. */
+export function invalidInput(issues: Parameters<typeof describeIssues>[0]): Error {
+  return new Error(describeIssues(issues));
+}
+
+/** The api answered that the thing asked for does not exist (or is another account's). */
+export function isNotFound(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError)) return false;
+  const data = error.data as { httpStatus?: number; code?: string } | undefined;
+  return data?.httpStatus === 404 || data?.code === 'NOT_FOUND';
 }

@@ -5,3 +5,6 @@
 export * from './auth/schemas';
 export * from './agents/schemas';
 export * from './calls/schemas';
+export * from './campaigns/schemas';
+export * from './campaigns/contacts-csv';
+export * from './validation-messages';

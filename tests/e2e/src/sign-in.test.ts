@@ -1,57 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { deferredWorkflows, seedDemo, systemClock, systemResolver, type CoreDeps } from '@voice/core';
-import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import {
-  callApi,
-  JWT_SECRET,
-  SECRETS_KEY,
-  serviceEnv,
-  startApi,
-  startWorker,
-  stopAll,
-  waitFor,
-  type ApiProcess,
-  type WorkerProcess,
-} from '@voice/dev';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchBrowser } from './browser';
+import { callApi, waitFor } from '@voice/dev';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * The dashboard in a real browser against the compiled api and worker: signing in and out, pages
  * behind the session, errors beside the fields they belong to, and the session cookie's protections.
  */
 
-let database: TestDatabase;
-let api: ApiProcess;
-let worker: WorkerProcess;
-let browser: Browser;
-let demo: Awaited<ReturnType<typeof seedDemo>>;
-
+let stack: DashboardStack;
 const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_hangup'];
-const output = () => `--- api\n${api?.output()}\n--- worker\n${worker?.output()}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const deps: CoreDeps = {
-    db: database.db,
-    clock: systemClock,
-    resolveHost: systemResolver,
-    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
-    workflows: deferredWorkflows,
-  };
-  demo = await seedDemo(deps);
-  const env = serviceEnv({
-    databaseUrl: database.url,
-    temporalAddress: inject('temporalAddress'),
-    taskQueue: `e2e-${randomBytes(4).toString('hex')}`,
-  });
-  [api, worker, browser] = await Promise.all([
-    startApi('api', env, 'compiled'),
-    startWorker('worker', env, 'compiled'),
-    launchBrowser(),
-  ]);
-
+  stack = await startDashboardStack();
+  const { api, demo } = stack;
   // One call to list: dialed with the demo key, simulated to its end.
   const dialed = await callApi(api.url, '/functions/v1/call-dial', {
     method: 'POST',
@@ -64,27 +25,15 @@ beforeAll(async () => {
     const call = await callApi(api.url, `/functions/v1/call-get/${call_id}`, { key: demo.apiKey });
     return TERMINAL.includes((call.json as { call_status: string }).call_status);
   }).catch((error: Error) => {
-    throw new Error(`${error.message}\n${output()}`);
+    throw new Error(`${error.message}\n${stack.output()}`);
   });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await stopAll([api, worker]);
-  await database?.drop();
+  await stack?.stop();
 });
 
-async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: api.url });
-  const page = await context.newPage();
-  return { context, page };
-}
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const newPage = () => stack.newPage();
 
 describe('dashboard sign-in', () => {
   it('sends a signed-out browser to the sign-in page from every URL, and back after signing in', async () => {
@@ -103,7 +52,7 @@ describe('dashboard sign-in', () => {
 
     await page.goto('/app/agents');
     await page.waitForURL(/\/app\/sign-in\?next=/);
-    await signIn(page, demo.login.email, demo.login.password);
+    await signIn(page, stack.demo.login.email, stack.demo.login.password);
     await page.waitForURL('**/app/agents');
     await page.getByRole('cell', { name: 'Demo Receptionist' }).waitFor();
     await expect(page.getByRole('cell', { name: 'Flow (read-only)' }).isVisible()).resolves.toBe(true);
@@ -129,7 +78,7 @@ describe('dashboard sign-in', () => {
     const describedBy = await page.getByLabel('Email').getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe('email must be an email address');
 
-    await signIn(page, demo.login.email, 'a wrong password');
+    await signIn(page, stack.demo.login.email, 'a wrong password');
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Email or password is incorrect');
     expect(await context.cookies()).toEqual([]);
     await context.close();
@@ -138,7 +87,7 @@ describe('dashboard sign-in', () => {
   it('lists calls with the filters of the API, kept in the URL', async () => {
     const { context, page } = await newPage();
     await page.goto('/app/calls');
-    await signIn(page, demo.login.email, demo.login.password);
+    await signIn(page, stack.demo.login.email, stack.demo.login.password);
     await page.waitForURL('**/app/calls');
     await page.getByRole('cell', { name: '+14155550177' }).waitFor();
     await expect(page.getByText(/^1 calls/).isVisible()).resolves.toBe(true);
@@ -154,7 +103,7 @@ describe('dashboard sign-in', () => {
   it('refuses a state-changing request made with the cookie but without the CSRF token', async () => {
     const { context, page } = await newPage();
     await page.goto('/app/sign-in');
-    await signIn(page, demo.login.email, demo.login.password);
+    await signIn(page, stack.demo.login.email, stack.demo.login.password);
     await page.waitForURL('**/app/calls');
     const status = await page.evaluate(async () => {
       const response = await fetch('/trpc/apiKeys.create', {
@@ -172,16 +121,16 @@ describe('dashboard sign-in', () => {
     const { context, page } = await newPage();
     await page.goto('/app/sign-in');
     for (let attempt = 0; attempt < 5; attempt++) {
-      await signIn(page, demo.login.email, `wrong password ${attempt}`);
+      await signIn(page, stack.demo.login.email, `wrong password ${attempt}`);
       await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/incorrect|try again/);
     }
-    await signIn(page, demo.login.email, demo.login.password);
+    await signIn(page, stack.demo.login.email, stack.demo.login.password);
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toMatch(/^Too many failed sign-ins; try again in \d+ seconds$/);
     expect(await context.cookies()).toEqual([]);
-    await database.db.user.update({
-      where: { email: demo.login.email },
+    await stack.database.db.user.update({
+      where: { email: stack.demo.login.email },
       data: { failedSignIns: 0, lockedUntil: null },
     });
     await context.close();

@@ -374,6 +374,58 @@ const TRPC_CODES: Record<number, [name: string, jsonRpc: number]> = {
   409: ['CONFLICT', -32009],
 };
 
+/**
+ * A subscription's answer: tRPC streams server-sent events with status 200 whatever happens, a refusal
+ * as a `serialized-error` event. Read up to its first data or error event, then hung up; given back as
+ * a query's answer would be (the error's HTTP status, `{error}` or `{result: {data}}`).
+ */
+async function firstEvent(url: string, headers: Record<string, string>): Promise<Response> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    headers: { ...headers, accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for await (const chunk of response.body!) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n');
+        if (event === 'serialized-error') {
+          const error = JSON.parse(data) as { data: { httpStatus: number } };
+          const json = { error };
+          return {
+            status: error.data.httpStatus,
+            headers: response.headers,
+            json,
+            text: JSON.stringify(json),
+          } as unknown as Response;
+        }
+        if (event === 'message' && data) {
+          const json = { result: { data: JSON.parse(data) as unknown } };
+          return {
+            status: 200,
+            headers: response.headers,
+            json,
+            text: JSON.stringify(json),
+          } as unknown as Response;
+        }
+      }
+    }
+    throw new Error(`${url}: the event stream ended without an event`);
+  } finally {
+    abort.abort();
+  }
+}
+
 interface ProcedureDef {
   type: 'query' | 'mutation' | 'subscription';
   inputs: z.ZodType[];
@@ -391,6 +443,11 @@ function trpcEndpoint(path: string, def: ProcedureDef): Endpoint {
     probes: plan.probes ?? [],
     send(_own, request, authorization) {
       const headers = withAuthorization(request.headers, authorization);
+      if (def.type === 'subscription') {
+        const input =
+          request.input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(request.input))}`;
+        return firstEvent(`${api.url}/trpc/${path}${input}`, headers);
+      }
       if (def.type === 'query') {
         const input =
           request.input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(request.input))}`;
@@ -672,6 +729,21 @@ const TRPC_PLANS: Record<string, Plan> = {
     ),
   },
   'campaigns.get': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
+  'campaigns.watch': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
+  'campaigns.checkContacts': {
+    request: (own) => ({
+      input: { contacts: [{ to_number: alphaNumber() }, { to_number: own.doNotCallNumber }] },
+    }),
+    probes: [
+      {
+        // Beta's do-not-call list is Beta's: its numbers are plain numbers to Alpha.
+        fills: ['contacts'],
+        request: (_a, b) => ({ input: { contacts: [{ to_number: b.doNotCallNumber }] } }),
+        outcome: () =>
+          accepted((data) => expect(data).toEqual({ accepted: 1, skipped_dnc: 0, rejected: [] })),
+      },
+    ],
+  },
   'campaigns.pause': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
   'campaigns.resume': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
   'campaigns.cancel': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
@@ -765,7 +837,20 @@ const TRPC_PLANS: Record<string, Plan> = {
   ]),
 };
 
-const PROCEDURES = appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>;
+/**
+ * Procedures that take no credential, each for the reason given: the dashboard's sign-in, which makes
+ * the session cookie the other procedures accept (the dashboard's end-to-end suite covers them).
+ */
+const PUBLIC_PROCEDURES: Record<string, string> = {
+  'session.signIn': 'takes an email and password and answers 401 for any wrong pair, locking out after five',
+  'session.get': 'answers 401 unless the request carries a live session cookie',
+  'session.signOut': 'ends the session of the cookie it carries (with its CSRF token), if any',
+};
+const PROCEDURES = Object.fromEntries(
+  Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>).filter(
+    ([path]) => !(path in PUBLIC_PROCEDURES),
+  ),
+);
 
 const ENDPOINTS: Endpoint[] = [
   ...restRoutes.map(restEndpoint),
@@ -856,6 +941,13 @@ describe('the matrix covers every endpoint', () => {
     ).toEqual([]);
   });
 
+  it('leaves out only public procedures that exist, and session.get refuses a request without a session', async () => {
+    const all = appRouter._def.procedures as Record<string, unknown>;
+    expect(Object.keys(PUBLIC_PROCEDURES).filter((path) => !(path in all))).toEqual([]);
+    const res = await http(`${api.url}/trpc/session.get`, { key: alphaKey });
+    expect(res.status).toBe(401);
+  });
+
   it('has no plan for an endpoint that no longer exists', () => {
     const names = new Set(ENDPOINTS.map((e) => e.name));
     expect(
@@ -930,6 +1022,8 @@ const PUBLIC_ROUTES: Record<string, string> = {
     'probed by load balancers without credentials; says only whether the database and Temporal answer',
   'GET /metrics': 'scraped by Prometheus without credentials; labels are route templates, never ids',
   'GET /openapi.json': 'describes the public API; holds no account data',
+  'GET /app':
+    "the dashboard's static files (here: a note that it is not built); its data comes through /trpc with a session",
   'GET /recordings/:call_id': "the link's signature is the credential (spec 2.3: signed URL, valid 1 hour)",
   'POST /carrier/twilio/status/:call_id':
     "Twilio's callbacks carry no API key: X-Twilio-Signature is the credential, checked before anything is read (carrier-callbacks.test.ts)",

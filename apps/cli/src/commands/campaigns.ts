@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Campaign, CoreDeps } from '@voice/core';
+import { CONTACTS_HEADER_PROBLEM, contactFromCsv, type CsvContact } from '@voice/core/csv';
 import { withAccount, type Core } from '../context';
 import { readCsv } from '../csv';
 import { printRecord, printRows } from '../output';
@@ -31,7 +32,7 @@ function parseWindow(core: Core, text: string) {
 
 interface ContactRow {
   line: number;
-  contact: { to_number: string; timezone?: string; variables: Record<string, string> };
+  contact: CsvContact;
 }
 
 /**
@@ -46,22 +47,12 @@ async function readContacts(core: Core, path: string, defaultTimezone: string): 
     if ('header' in item) {
       header = item.header;
       if (!header.includes('to_number'))
-        throw new core.AppError('VALIDATION_FAILED', `${path}: the header must name a to_number column`);
+        throw new core.AppError('VALIDATION_FAILED', `${path}: ${CONTACTS_HEADER_PROBLEM}`);
       continue;
     }
-    if (!item.fields || item.fields.length !== header.length) {
-      problems.push({
-        line: item.line,
-        reason: `expected ${header.length} fields, found ${item.fields?.length ?? 'unbalanced quotes'}`,
-      });
-      continue;
-    }
-    const values = Object.fromEntries(header.map((name, i) => [name, item.fields![i]!.trim()]));
-    const { to_number = '', timezone, ...variables } = values;
-    rows.push({
-      line: item.line,
-      contact: { to_number, ...(timezone ? { timezone } : {}), variables },
-    });
+    const contact = contactFromCsv(header, item.fields);
+    if (typeof contact === 'string') problems.push({ line: item.line, reason: contact });
+    else rows.push({ line: item.line, contact });
   }
   const { rejected } = core.validateContacts(
     rows.map((row) => row.contact),

@@ -1,12 +1,14 @@
-import { useId, type InputHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 
-/** A labelled input with its error beside it, announced to screen readers. */
-export function Field({
+type Described = { label: string; error?: string | undefined; hint?: string };
+
+/** A label, a hint and an error around one control, the error announced to screen readers. */
+function Labelled({
   label,
   error,
   hint,
-  ...input
-}: { label: string; error?: string | undefined; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  control,
+}: Described & { control: (props: { id: string; describedBy?: string; invalid?: true }) => ReactNode }) {
   const id = useId();
   const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
   return (
@@ -17,17 +19,52 @@ export function Field({
           {hint}
         </small>
       )}
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        {...input}
-      />
+      {control({
+        id,
+        ...(describedBy ? { describedBy } : {}),
+        ...(error ? { invalid: true as const } : {}),
+      })}
       {error && (
         <p id={`${id}-error`} className="field-error" role="alert">
           {error}
         </p>
       )}
     </div>
+  );
+}
+
+/** A labelled input with its error beside it. */
+export function Field({ label, error, hint, ...input }: Described & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Labelled
+      label={label}
+      error={error}
+      {...(hint ? { hint } : {})}
+      control={({ id, describedBy, invalid }) => (
+        <input id={id} aria-invalid={invalid} aria-describedby={describedBy} {...input} />
+      )}
+    />
+  );
+}
+
+/** A labelled select with its error beside it. */
+export function SelectField({
+  label,
+  error,
+  hint,
+  children,
+  ...select
+}: Described & SelectHTMLAttributes<HTMLSelectElement>) {
+  return (
+    <Labelled
+      label={label}
+      error={error}
+      {...(hint ? { hint } : {})}
+      control={({ id, describedBy, invalid }) => (
+        <select id={id} aria-invalid={invalid} aria-describedby={describedBy} {...select}>
+          {children}
+        </select>
+      )}
+    />
   );
 }

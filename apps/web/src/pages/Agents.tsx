@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { api, errorMessage } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
 import { formatTime } from '../format';
@@ -19,7 +20,12 @@ export function AgentsPage() {
 
   return (
     <section>
-      <h1>Agents</h1>
+      <div className="page-head">
+        <h1>Agents</h1>
+        <Link className="button" to="/agents/new">
+          New agent
+        </Link>
+      </div>
       <div className="filters">
         <label>
           Type{' '}
@@ -59,7 +65,9 @@ export function AgentsPage() {
               <tbody>
                 {agents.data.agents.map((agent) => (
                   <tr key={agent.agent_id}>
-                    <td>{agent.name}</td>
+                    <td>
+                      <Link to={`/agents/${agent.agent_id}`}>{agent.name}</Link>
+                    </td>
                     <td>
                       {agent.agent_type === 'conversationalFlow' ? 'Flow (read-only)' : 'Single prompt'}
                     </td>

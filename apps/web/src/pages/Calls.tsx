@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CALL_STATUSES, ListCallsInput } from '@voice/core/schemas';
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, errorMessage } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
 import { formatDuration, formatTime, humanize, localInputToMs } from '../format';
@@ -168,7 +168,9 @@ export function CallsPage() {
               <tbody>
                 {calls.data.calls.map((call) => (
                   <tr key={call.call_id}>
-                    <td>{formatTime(call.start_timestamp)}</td>
+                    <td>
+                      <Link to={`/calls/${call.call_id}`}>{formatTime(call.start_timestamp)}</Link>
+                    </td>
                     <td>
                       <span className={`status status-${call.call_status}`}>
                         {humanize(call.call_status)}

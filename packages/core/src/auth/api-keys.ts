@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { inAccount } from '../scope';
+import type { CreateApiKeyInput } from './schemas';
 
 export const API_KEY_PREFIX = 'vk_live_';
 const KEY_BODY_LENGTH = 40;
@@ -25,11 +25,6 @@ export function generateApiKey(): string {
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
-
-export const CreateApiKeyInput = z.object({
-  name: z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters'),
-});
-export type CreateApiKeyInput = z.infer<typeof CreateApiKeyInput>;
 
 export interface ApiKeyView {
   id: string;

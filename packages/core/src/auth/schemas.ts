@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Dashboard sign-in's inputs; zod only, so the dashboard validates its forms with the same schemas. */
+/** Dashboard sign-in's and API keys' inputs; zod only, so the dashboard validates its forms with the same schemas. */
 
 export const PASSWORD_MIN_LENGTH = 12;
 
@@ -17,3 +17,8 @@ export const SignInInput = z.object({
     .max(200, 'password must be at most 200 characters'),
 });
 export type SignInInput = z.infer<typeof SignInInput>;
+
+export const CreateApiKeyInput = z.object({
+  name: z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters'),
+});
+export type CreateApiKeyInput = z.infer<typeof CreateApiKeyInput>;

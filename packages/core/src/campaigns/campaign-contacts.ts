@@ -133,6 +133,24 @@ export async function addCampaignContacts(
   return { ...result, rejected: [...rejected, ...result.rejected].sort((a, b) => a.row - b.row) };
 }
 
+/**
+ * What adding these contacts would do, without writing anything: each rejected row with its reason
+ * (as campaign-create and campaign-contacts-add would report it) and how many are on the do-not-call
+ * list. The dashboard shows it before a campaign is created from a file.
+ */
+export async function checkContacts(
+  { db }: CoreDeps,
+  { accountId, contacts, timezone }: { accountId: string; contacts: unknown[]; timezone: string },
+): Promise<AddContactsOutput> {
+  const { valid, rejected } = validateContacts(contacts, timezone);
+  const dnc = await doNotCallAmong(
+    db,
+    accountId,
+    valid.map((c) => c.toNumber),
+  );
+  return { accepted: valid.length, skipped_dnc: dnc.size, rejected };
+}
+
 export async function listCampaignContacts(
   { db }: CoreDeps,
   {

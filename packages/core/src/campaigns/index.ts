@@ -2,6 +2,7 @@ export * from './schemas';
 export * from './windows';
 export * from './campaign-view';
 export * from './campaign-contacts';
+export * from './contacts-csv';
 export * from './campaign-events';
 export * from './create-campaign';
 export * from './control-campaign';

@@ -97,6 +97,14 @@ export const AddContactsInput = z
   .object({ contacts: z.array(z.unknown()).min(1).max(MAX_CONTACTS_PER_REQUEST) })
   .strict();
 
+export const CheckContactsInput = z
+  .object({
+    contacts: z.array(z.unknown()).max(MAX_CONTACTS_PER_REQUEST),
+    /** The campaign's timezone: a contact's own when it names none. */
+    timezone: Timezone.default('UTC'),
+  })
+  .strict();
+
 export const CampaignCounts = z.object({
   total: z.number().int(),
   // An object with every state (not a record keyed by an enum), so the document names each property.

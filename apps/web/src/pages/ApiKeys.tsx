@@ -1,0 +1,132 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { CreateApiKeyInput } from '@voice/core/schemas';
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { Field } from '../components/Field';
+import { formatTime } from '../format';
+
+/**
+ * API keys are for machines. A new key is shown once, here, and kept nowhere in the browser (not in
+ * the query cache, not in storage): leaving the page forgets it.
+ */
+export function ApiKeysPage() {
+  const queryClient = useQueryClient();
+  const keys = useQuery({ queryKey: ['apiKeys.list'], queryFn: () => api.apiKeys.list.query() });
+  const [invalid, setInvalid] = useState<Error | null>(null);
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const create = useMutation({
+    mutationFn: (input: CreateApiKeyInput) => api.apiKeys.create.mutate(input),
+    onSuccess: ({ apiKey, key }) => {
+      setCreated({ name: apiKey.name, key });
+      void queryClient.invalidateQueries({ queryKey: ['apiKeys.list'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.apiKeys.revoke.mutate({ id }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['apiKeys.list'] }),
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const parsed = CreateApiKeyInput.safeParse({ name: new FormData(form).get('name') });
+    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
+    setInvalid(null);
+    setCreated(null);
+    create.mutate(parsed.data, { onSuccess: () => form.reset() });
+  }
+
+  const error = invalid ?? create.error;
+  return (
+    <section>
+      <h1>API keys</h1>
+      <form className="form" onSubmit={submit} noValidate aria-label="New API key">
+        <Field
+          label="Key name"
+          name="name"
+          hint="What uses it, e.g. CRM sync"
+          error={fieldError(error, 'name') ?? (error ? errorMessage(error) : undefined)}
+        />
+        <div className="actions">
+          <button type="submit" disabled={create.isPending}>
+            Create key
+          </button>
+        </div>
+      </form>
+      {created && (
+        <div className="secret" role="status">
+          <p>
+            The key <strong>{created.name}</strong>, shown this once: copy it now, it cannot be seen again.
+          </p>
+          <p>
+            <code data-testid="new-api-key">{created.key}</code>
+          </p>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void navigator.clipboard?.writeText(created.key)}
+          >
+            Copy
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => setCreated(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      {keys.isError && (
+        <p role="alert" className="error">
+          {errorMessage(keys.error)}
+        </p>
+      )}
+      {revoke.isError && (
+        <p role="alert" className="error">
+          {errorMessage(revoke.error)}
+        </p>
+      )}
+      {keys.data && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>{formatTime(key.created_at)}</td>
+                  <td>{formatTime(key.last_used_at)}</td>
+                  <td>{key.revoked_at ? `Revoked ${formatTime(key.revoked_at)}` : 'Active'}</td>
+                  <td>
+                    {!key.revoked_at && (
+                      <ConfirmButton
+                        label={`Revoke ${key.name}`}
+                        question={`Revoke ${key.name}? Requests with it fail from now on.`}
+                        confirmLabel="Revoke"
+                        onConfirm={() => revoke.mutate(key.id)}
+                        disabled={revoke.isPending}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,231 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, errorMessage, isNotFound, type Outputs } from '../api';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { formatDuration, formatTime, humanize } from '../format';
+import { NotFoundPage } from './NotFound';
+
+type Delivery = Outputs['webhooks']['deliveries']['list'][number];
+
+function Variables({ title, values }: { title: string; values: Record<string, unknown> }) {
+  const entries = Object.entries(values);
+  return (
+    <div className="card">
+      <h2>{title}</h2>
+      {entries.length === 0 ? (
+        <p className="hint">None.</p>
+      ) : (
+        <dl className="details">
+          {entries.map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The recording's signed link on this origin: the api serves /recordings itself, and the page may only
+ * load media from where it came from (its content security policy).
+ */
+function sameOrigin(url: string): string {
+  const parsed = new URL(url, window.location.origin);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** One webhook delivery: its attempts on demand, and a redeliver button. */
+function DeliveryRow({ delivery }: { delivery: Delivery }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const detail = useQuery({
+    queryKey: ['webhooks.deliveries.get', delivery.delivery_id],
+    queryFn: () => api.webhooks.deliveries.get.query({ delivery_id: delivery.delivery_id }),
+    enabled: open,
+  });
+  const redeliver = useMutation({
+    mutationFn: () => api.webhooks.deliveries.redeliver.mutate({ delivery_id: delivery.delivery_id }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['webhooks.deliveries.list'] }),
+  });
+  return (
+    <li className="delivery">
+      <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <summary>
+          {delivery.event_type} → {delivery.url} ·{' '}
+          <span className={`status status-${delivery.status}`}>{delivery.status}</span> ·{' '}
+          {delivery.attempt_count} attempt{delivery.attempt_count === 1 ? '' : 's'} ·{' '}
+          {formatTime(delivery.created_at)}
+        </summary>
+        {detail.data && (
+          <table>
+            <caption className="visually-hidden">Attempts</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Latency</th>
+              </tr>
+            </thead>
+            <tbody>
+              {detail.data.attempts.map((attempt) => (
+                <tr key={attempt.number}>
+                  <td>{attempt.number}</td>
+                  <td>{formatTime(attempt.started_at)}</td>
+                  <td>{attempt.status_code ?? attempt.error ?? '—'}</td>
+                  <td>{attempt.latency_ms === null ? '—' : `${attempt.latency_ms} ms`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </details>
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => redeliver.mutate()}
+        disabled={redeliver.isPending}
+      >
+        Redeliver
+      </button>
+      {redeliver.isSuccess && <span role="status"> Sent again.</span>}
+      {redeliver.isError && (
+        <span role="alert" className="error">
+          {' '}
+          {errorMessage(redeliver.error)}
+        </span>
+      )}
+    </li>
+  );
+}
+
+/** A call: what was said, the recording, what was collected, its webhooks; deletion (dashboard only). */
+export function CallPage() {
+  const { callId = '' } = useParams();
+  const navigate = useNavigate();
+  const call = useQuery({
+    queryKey: ['calls.get', callId],
+    queryFn: () => api.calls.get.query({ call_id: callId }),
+  });
+  const deliveries = useQuery({
+    queryKey: ['webhooks.deliveries.list', callId],
+    queryFn: () => api.webhooks.deliveries.list.query({ call_id: callId }),
+    enabled: call.isSuccess,
+  });
+  const remove = useMutation({
+    mutationFn: () => api.calls.delete.mutate({ call_id: callId }),
+    onSuccess: () => void navigate('/calls', { replace: true }),
+  });
+
+  if (call.isError && isNotFound(call.error)) return <NotFoundPage />;
+  if (call.isError)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(call.error)}
+      </p>
+    );
+  const data = call.data;
+  if (!data) return <p className="loading">Loading…</p>;
+  return (
+    <section>
+      <p>
+        <Link to="/calls">Calls</Link> /
+      </p>
+      <div className="page-head">
+        <h1>
+          Call to {data.to_number}
+          <span className="visually-hidden"> ({data.call_id})</span>
+        </h1>
+        <span className={`status status-${data.call_status}`}>{humanize(data.call_status)}</span>
+      </div>
+      <dl className="details">
+        <div>
+          <dt>Started</dt>
+          <dd>{formatTime(data.start_timestamp)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(data.duration_ms)}</dd>
+        </div>
+        <div>
+          <dt>Direction</dt>
+          <dd>{data.direction}</dd>
+        </div>
+        <div>
+          <dt>From</dt>
+          <dd>{data.from_number}</dd>
+        </div>
+        <div>
+          <dt>Agent</dt>
+          <dd>{data.agent ? `${data.agent.name} (v${data.agent.version})` : '—'}</dd>
+        </div>
+        <div>
+          <dt>Ended because</dt>
+          <dd>{data.disconnection_reason ? humanize(data.disconnection_reason) : '—'}</dd>
+        </div>
+        {data.answered_by && (
+          <div>
+            <dt>Answered by</dt>
+            <dd>{data.answered_by}</dd>
+          </div>
+        )}
+      </dl>
+      <h2>Recording</h2>
+      {data.recording_url ? (
+        <audio controls preload="metadata" src={sameOrigin(data.recording_url)} aria-label="Call recording" />
+      ) : (
+        <p className="hint">No recording.</p>
+      )}
+      <h2>Summary</h2>
+      <p>{data.summary ?? '—'}</p>
+      <h2>Transcript</h2>
+      {data.transcript.length === 0 ? (
+        <p className="hint">Nothing was said.</p>
+      ) : (
+        <ol className="transcript">
+          {data.transcript.map((entry, index) => (
+            <li key={index} className={`role-${entry.role}`}>
+              <span className="who">
+                {entry.role === 'system' ? 'System note' : humanize(entry.role)}{' '}
+                <small>{formatDuration(entry.timestamp_ms)}</small>
+              </span>
+              {entry.content}
+            </li>
+          ))}
+        </ol>
+      )}
+      <div className="cards">
+        <Variables title="Variables provided" values={data.vars_provided} />
+        <Variables title="Variables collected" values={data.vars_collected} />
+        <Variables title="Variables extracted" values={data.vars_extracted} />
+      </div>
+      <h2>Webhook deliveries</h2>
+      {deliveries.data && deliveries.data.length === 0 && <p className="hint">No webhook deliveries.</p>}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <ul className="deliveries">
+          {deliveries.data.map((delivery) => (
+            <DeliveryRow key={delivery.delivery_id} delivery={delivery} />
+          ))}
+        </ul>
+      )}
+      <h2>Delete</h2>
+      <p className="hint">Deleting removes the call, its transcript and its recording for good.</p>
+      <ConfirmButton
+        label="Delete call"
+        question="Delete this call for good?"
+        confirmLabel="Delete"
+        onConfirm={() => remove.mutate()}
+        disabled={remove.isPending}
+      />
+      {remove.isError && (
+        <p role="alert" className="error">
+          {errorMessage(remove.error)}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,214 @@
+import { addPhoneNumber, createAccount, createAgent, createCampaign, CreateCampaignInput } from '@voice/core';
+import { testAgentInput } from '@voice/core/testing';
+import { callApi, waitFor } from '@voice/dev';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn, startDashboardStack, type DashboardStack } from './stack';
+
+/**
+ * A campaign manager's day in a real browser: an agent with a webhook, a campaign from a CSV whose bad
+ * rows are shown before anything is written, its live progress to completion, one of its calls and
+ * its recording, pausing and resuming another campaign, and revoking an API key. The worker's simulated
+ * carrier is quick here (calls of about two seconds), so a campaign of 47 calls ends within the test.
+ */
+
+let stack: DashboardStack;
+let page: Page;
+
+const DEMO_NUMBER = '+14155550100';
+
+beforeAll(async () => {
+  stack = await startDashboardStack({
+    SIMULATOR_DIAL_MS: '200',
+    SIMULATOR_RING_MS: '400',
+    SIMULATOR_TALK_MS: '1500',
+  });
+  ({ page } = await stack.newPage());
+  await page.goto('/app/sign-in');
+  await signIn(page, stack.demo.login.email, stack.demo.login.password);
+  await page.waitForURL('**/app/calls');
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Fifty rows: 47 good (every fifth busy, the rest answered) and three bad ones, on lines 12, 23 and 40. */
+function contactsCsv(): string {
+  const lines = ['to_number,first_name,timezone'];
+  for (let i = 0; i < 47; i += 1) {
+    const suffix = i % 5 === 0 ? '0001' : '0009';
+    lines.push(`+1415${String(200 + i)}${suffix},Caller ${i},America/New_York`);
+    if (lines.length === 11) lines.push('not-a-number,Nobody,America/New_York');
+    if (lines.length === 22) lines.push(`+14152000001,Again,America/New_York`);
+    if (lines.length === 39) lines.push('+14159990009,Spaceman,Mars/Olympus_Mons');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function campaignCount() {
+  return stack.database.db.campaign.count();
+}
+
+describe('the dashboard', () => {
+  it('creates an agent with a webhook, with the API message beside a bad field and the secret never shown', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'New agent' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Appointment setter');
+    await page.getByLabel('Prompt').fill('You book appointments for the clinic.');
+    await page.getByLabel('Welcome message').fill('Hello {{first_name}}, this is the clinic.');
+    await page.getByLabel('Language').fill('en-US');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const webhook = page.getByRole('group', { name: 'Webhook 1' });
+    await webhook.getByLabel('Webhook name').fill('crm');
+    await webhook.getByLabel('URL').fill('http://hooks.example/voice');
+    await webhook.getByLabel('Signing secret (optional)').fill('a-very-secret-value');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+
+    // The api refuses a plain-http webhook: its message is beside the URL, and nothing was written.
+    await expect.poll(() => webhook.getByRole('alert').textContent()).toBe('url must use https');
+    expect(await stack.database.db.agent.count({ where: { name: 'Appointment setter' } })).toBe(0);
+
+    await webhook.getByLabel('URL').fill('https://hooks.example/voice');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.waitForURL('**/app/agents');
+    await page.getByRole('link', { name: 'Appointment setter' }).click();
+    await page.getByText('crm → https://hooks.example/voice · signed with its own secret').waitFor();
+    expect(await page.content()).not.toContain('a-very-secret-value');
+  });
+
+  it('previews a CSV with its bad rows before writing anything, then follows the campaign live to completion', async () => {
+    const before = await campaignCount();
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('November recall');
+    await page.getByLabel('Agent').selectOption({ label: 'Appointment setter' });
+    await page.locator(`input[name="from_numbers"][value="${DEMO_NUMBER}"]`).check();
+    await page.getByLabel('Timezone').fill('America/New_York');
+    await page.getByLabel('Attempts per contact').fill('1');
+    await page.getByLabel('Contacts (CSV)').setInputFiles({
+      name: 'contacts.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(contactsCsv()),
+    });
+
+    await page.getByRole('status').filter({ hasText: 'rows read' }).waitFor();
+    const summary = await page.getByRole('status').filter({ hasText: 'rows read' }).textContent();
+    expect(summary).toContain('50 rows read: 47 accepted, 3 rejected');
+    const rejected = page.getByRole('table', { name: 'Rejected rows' });
+    const rows = await rejected.locator('tbody tr').allTextContents();
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/^12/);
+    expect(rows[1]).toMatch(/^23.*repeats row 1/);
+    expect(rows[2]).toMatch(/^40.*timezone/);
+    // Nothing is written until the campaign is created.
+    expect(await campaignCount()).toBe(before);
+
+    await page.getByRole('button', { name: 'Create campaign with 47 contacts' }).click();
+    await page.waitForURL(/\/app\/campaigns\/[0-9a-f-]{36}$/);
+    expect(await campaignCount()).toBe(before + 1);
+    await page.getByText('Live', { exact: true }).waitFor();
+    await expect
+      .poll(() => page.getByTestId('campaign-status').textContent(), { timeout: 90_000, interval: 500 })
+      .toBe('completed');
+    expect(await page.getByTestId('campaign-progress').textContent()).toBe('47 of 47 contacts done');
+    // The chart was drawn from the live updates: dials and both outcomes.
+    const legend = await page.locator('.legend').textContent();
+    expect(legend).toContain('dialed: 47');
+    expect(legend).toContain('ended: 37');
+    expect(legend).toContain('busy: 10');
+  });
+
+  it("opens one of the campaign's calls and plays its recording", async () => {
+    await page.getByRole('link', { name: 'Open call' }).nth(1).click();
+    await page.waitForURL(/\/app\/calls\/[0-9a-f-]{36}$/);
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    await page.getByText('Hello Caller').first().waitFor();
+    const duration = await page.locator('audio').evaluate(
+      (audio: HTMLAudioElement) =>
+        new Promise<number>((resolve, reject) => {
+          if (audio.readyState >= 1) return resolve(audio.duration);
+          audio.addEventListener('loadedmetadata', () => resolve(audio.duration));
+          audio.addEventListener('error', () => reject(new Error(`media error ${audio.error?.code}`)));
+          audio.load();
+        }),
+    );
+    expect(duration).toBeGreaterThan(0.5);
+  });
+
+  it('pauses and resumes a second campaign', async () => {
+    const created = await callApi(stack.api.url, '/functions/v1/campaign-create', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: {
+        name: 'Slow and steady',
+        agent_id: stack.demo.agentId,
+        from_numbers: [DEMO_NUMBER],
+        max_concurrent_calls: 1,
+        retry_policy: { max_attempts: 1 },
+        contacts: Array.from({ length: 30 }, (_, i) => ({ to_number: `+1650${300 + i}0009` })),
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { campaign_id } = created.json as { campaign_id: string };
+    await page.goto(`/app/campaigns/${campaign_id}`);
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('running');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('paused');
+    expect((await stack.database.db.campaign.findUniqueOrThrow({ where: { id: campaign_id } })).status).toBe(
+      'paused',
+    );
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('running');
+  });
+
+  it('creates an API key, shows it once, and revokes it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('Nightly export');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())!;
+    expect(key).toMatch(/^vk_live_/);
+    const works = await callApi(stack.api.url, '/functions/v1/agent-list', { key });
+    expect(works.status).not.toBe(401);
+
+    await page.getByRole('button', { name: 'Revoke Nightly export' }).click();
+    await page
+      .getByRole('group', { name: /Revoke Nightly export\?/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    await page.getByRole('cell', { name: /^Revoked/ }).waitFor();
+    await waitFor('the revoked key to be refused', 5_000, async () => {
+      const refused = await callApi(stack.api.url, '/functions/v1/agent-list', { key });
+      return refused.status === 401;
+    });
+    // Shown once: after leaving the page it is nowhere to be seen, nor kept by the browser.
+    await page.getByRole('link', { name: 'Calls' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('cell', { name: 'Nightly export' }).waitFor();
+    expect(await page.content()).not.toContain(key);
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    );
+    expect(stored).not.toContain(key);
+  });
+
+  it("shows not-found for another account's ids in a URL", async () => {
+    const other = await createAccount(stack.deps, { name: 'Someone else' });
+    const agent = await createAgent(stack.deps, testAgentInput(other.account.id, { name: 'Not yours' }));
+    await addPhoneNumber(stack.deps, { accountId: other.account.id, phone_number: '+16505550100' });
+    const campaign = await createCampaign(stack.deps, {
+      accountId: other.account.id,
+      ...CreateCampaignInput.parse({
+        name: 'Not yours',
+        agent_id: agent.agent_id,
+        from_numbers: ['+16505550100'],
+        draft: true,
+      }),
+    });
+    for (const path of [`/app/agents/${agent.agent_id}`, `/app/campaigns/${campaign.body.campaign_id}`]) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      expect(await page.content()).not.toContain('Not yours');
+    }
+  });
+});

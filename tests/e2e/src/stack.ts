@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { deferredWorkflows, seedDemo, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import {
+  JWT_SECRET,
+  SECRETS_KEY,
+  serviceEnv,
+  startApi,
+  startWorker,
+  stopAll,
+  type ApiProcess,
+  type WorkerProcess,
+} from '@voice/dev';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { launchBrowser } from './browser';
+
+/**
+ * What a dashboard suite runs against: the compiled api (serving the built dashboard) and worker on a
+ * test database seeded with the demo account, the suite's Temporal server, and a headless Chromium.
+ */
+export interface DashboardStack {
+  database: TestDatabase;
+  deps: CoreDeps;
+  demo: Awaited<ReturnType<typeof seedDemo>>;
+  api: ApiProcess;
+  worker: WorkerProcess;
+  browser: Browser;
+  /** Both services' output, for a failure's message. */
+  output(): string;
+  newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  stop(): Promise<void>;
+}
+
+export async function startDashboardStack(workerEnv: Record<string, string> = {}): Promise<DashboardStack> {
+  const database = await createTestDatabase();
+  const deps: CoreDeps = {
+    db: database.db,
+    clock: systemClock,
+    resolveHost: systemResolver,
+    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
+    workflows: deferredWorkflows,
+  };
+  const demo = await seedDemo(deps);
+  const env = serviceEnv({
+    databaseUrl: database.url,
+    temporalAddress: inject('temporalAddress'),
+    taskQueue: `e2e-${randomBytes(4).toString('hex')}`,
+  });
+  const [api, worker, browser] = await Promise.all([
+    startApi('api', env, 'compiled'),
+    startWorker('worker', { ...env, ...workerEnv }, 'compiled'),
+    launchBrowser(),
+  ]);
+  return {
+    database,
+    deps,
+    demo,
+    api,
+    worker,
+    browser,
+    output: () => `--- api\n${api.output()}\n--- worker\n${worker.output()}`,
+    async newPage() {
+      const context = await browser.newContext({ baseURL: api.url });
+      return { context, page: await context.newPage() };
+    },
+    async stop() {
+      await browser.close();
+      await stopAll([api, worker]);
+      await database.drop();
+    },
+  };
+}
+
+export async function signIn(page: Page, email: string, password: string) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
