@@ -332,9 +332,11 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
 
       // One call_ended per call plus campaign_started and campaign_completed, each delivered.
       const expectedEvents = calls.length + 2;
+      // An attempt the killed worker had in flight is retried once its start-to-close timeout (one
+      // minute, webhook-delivery.workflow.ts) has run out, counted from before the campaign finished.
       await waitFor(
         `${expectedEvents} events delivered`,
-        30_000,
+        75_000,
         async () =>
           (await deps.db.webhookDelivery.count({ where: { status: { not: 'pending' } } })) ===
             expectedEvents && (await deps.db.webhookDelivery.count()) === expectedEvents,

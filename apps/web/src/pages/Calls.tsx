@@ -6,7 +6,8 @@ import { api, errorMessage } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
 import { formatDuration, formatTime, humanize, localInputToMs } from '../format';
 
-const PAGE_SIZE = 50;
+/** Rows per page the list offers; 1,000 is the API's most. */
+const PAGE_SIZES = [50, 200, 1000] as const;
 const DIRECTIONS = ['outgoing', 'incoming'] as const;
 
 /** The call-list filters live in the URL, so a filtered list can be bookmarked and shared. */
@@ -19,6 +20,7 @@ function useFilters() {
     from: params.get('from') ?? '',
     to: params.get('to') ?? '',
     test: params.get('test') === '1',
+    limit: PAGE_SIZES.find((size) => String(size) === params.get('limit')) ?? PAGE_SIZES[0],
   };
   const set = (changes: Partial<typeof filters>) => {
     const next = { ...filters, ...changes };
@@ -29,6 +31,7 @@ function useFilters() {
     if (next.from) search.set('from', next.from);
     if (next.to) search.set('to', next.to);
     if (next.test) search.set('test', '1');
+    if (next.limit !== PAGE_SIZES[0]) search.set('limit', String(next.limit));
     setParams(search, { replace: true });
   };
   return [filters, set] as const;
@@ -55,7 +58,7 @@ export function CallsPage() {
         : {}),
       include_test_calls: filters.test,
     },
-    limit: PAGE_SIZE,
+    limit: filters.limit,
     pagination_key: keys[pageIndex],
   });
   const calls = useQuery({
@@ -110,6 +113,19 @@ export function CallsPage() {
             value={filters.to}
             onChange={(event) => filter({ to: event.target.value })}
           />
+        </label>
+        <label>
+          Rows per page{' '}
+          <select
+            value={filters.limit}
+            onChange={(event) => filter({ limit: Number(event.target.value) as (typeof PAGE_SIZES)[number] })}
+          >
+            {PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {size.toLocaleString()}
+              </option>
+            ))}
+          </select>
         </label>
         <label className="inline">
           <input
@@ -193,7 +209,8 @@ export function CallsPage() {
             shown={calls.data.calls.length}
             pageIndex={pageIndex}
             hasNext={
-              calls.data.calls.length === PAGE_SIZE && (pageIndex + 1) * PAGE_SIZE < calls.data.total_count
+              calls.data.calls.length === filters.limit &&
+              (pageIndex + 1) * filters.limit < calls.data.total_count
             }
             onPrevious={() => setKeys(keys.slice(0, -1))}
             onNext={() => setKeys(nextKeys(keys, calls.data.calls.at(-1)?.call_id))}
