@@ -3,9 +3,8 @@
 // counts were kept (`BENCH_CALLS=100000,1000000`, `BENCH_SAMPLES` change the sizes and samples).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { freePort } from '@voice/dev';
 import { compactCounts } from '@voice/core';
-import { benchAccount, benchEnvironment, benchTitle, percentile, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, benchTitle, percentile, startBenchApi } from './harness';
 
 // Sizes measured one after another on the same account: each adds calls to the last.
 const SIZES = (process.env.BENCH_CALLS ?? '100000,1000000,5000000').split(',').map(Number);
@@ -55,18 +54,7 @@ async function seedTo(total: number) {
   return (performance.now() - started) / 1000;
 }
 
-const apiPort = await freePort();
-const api = startApp('api', {
-  DATABASE_URL: bench.database.url,
-  TEMPORAL_ADDRESS: bench.temporal.address,
-  JWT_SECRET: 'x'.repeat(32),
-  SECRETS_KEY: 's'.repeat(32),
-  PORT: String(apiPort),
-  // Thousands of requests a minute from one key: the limits would refuse them.
-  RATE_LIMIT_KEY_PER_MINUTE: '0',
-  RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
-});
-await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+const { api, apiUrl } = await startBenchApi(bench);
 
 const T = (iso: string) => Date.parse(iso);
 const combos: { name: string; body: Record<string, unknown>; where: string; params: unknown[] }[] = [
@@ -129,7 +117,7 @@ const combos: { name: string; body: Record<string, unknown>; where: string; para
 
 /** One call-list request; its total_count. */
 async function request(body: Record<string, unknown>): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/call-list`, {
+  const response = await fetch(`${apiUrl}/functions/v1/call-list`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,

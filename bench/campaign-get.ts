@@ -3,9 +3,8 @@
 // (`BENCH_CONTACTS=100000,1000000`, `BENCH_SAMPLES` change the sizes and samples).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { freePort } from '@voice/dev';
 import { compactCounts } from '@voice/core';
-import { benchAccount, benchEnvironment, benchTitle, percentile, startApp, waitForHttp } from './harness';
+import { benchAccount, benchEnvironment, benchTitle, percentile, startBenchApi } from './harness';
 
 const SIZES = (process.env.BENCH_CONTACTS ?? '100000,1000000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -61,20 +60,10 @@ async function seedCampaign(size: number): Promise<{ id: string; seconds: number
   return { id, seconds: (performance.now() - started) / 1000 };
 }
 
-const apiPort = await freePort();
-const api = startApp('api', {
-  DATABASE_URL: bench.database.url,
-  TEMPORAL_ADDRESS: bench.temporal.address,
-  JWT_SECRET: 'x'.repeat(32),
-  SECRETS_KEY: 's'.repeat(32),
-  PORT: String(apiPort),
-  RATE_LIMIT_KEY_PER_MINUTE: '0',
-  RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
-});
-await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
+const { api, apiUrl } = await startBenchApi(bench);
 
 async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/${path}`, {
+  const response = await fetch(`${apiUrl}/functions/v1/${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -157,15 +157,9 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
   return { deps, accountId: account.id, key };
 }
 
-/**
- * The api (when asked) and a worker as processes over the benchmark's database and Temporal server,
- * with zero-duration simulated calls; resolves once both answer their health checks.
- */
-export async function startServices(
-  bench: BenchEnvironment,
-  { api: withApi, env = {} }: { api: boolean; env?: Record<string, string> },
-): Promise<{ api: AppProcess | null; apiUrl: string; worker: AppProcess }> {
-  const shared = {
+/** What every service of a benchmark runs with: its database and Temporal server, zero-duration simulated calls, no limits. */
+function benchServiceEnv(bench: BenchEnvironment, env: Record<string, string>): Record<string, string> {
+  return {
     DATABASE_URL: bench.database.url,
     TEMPORAL_ADDRESS: bench.temporal.address,
     JWT_SECRET: 'x'.repeat(32),
@@ -180,6 +174,29 @@ export async function startServices(
     ACCOUNT_MAX_CONCURRENT_CALLS: '0',
     ...env,
   };
+}
+
+/** The api alone as a process over the benchmark's database; resolves once it answers its health check. */
+export async function startBenchApi(
+  bench: BenchEnvironment,
+  env: Record<string, string> = {},
+): Promise<{ api: AppProcess; apiUrl: string }> {
+  const port = await freePort();
+  const api = startApp('api', benchServiceEnv(bench, { ...env, PORT: String(port) }));
+  const apiUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${apiUrl}/healthz`);
+  return { api, apiUrl };
+}
+
+/**
+ * The api (when asked) and a worker as processes over the benchmark's database and Temporal server,
+ * with zero-duration simulated calls; resolves once both answer their health checks.
+ */
+export async function startServices(
+  bench: BenchEnvironment,
+  { api: withApi, env = {} }: { api: boolean; env?: Record<string, string> },
+): Promise<{ api: AppProcess | null; apiUrl: string; worker: AppProcess }> {
+  const shared = benchServiceEnv(bench, env);
   const apiPort = await freePort();
   const api = withApi ? startApp('api', { ...shared, PORT: String(apiPort) }) : null;
   const workerHealthPort = await freePort();

@@ -71,9 +71,14 @@ async function authenticateRequest(ctx: TrpcContext, type: 'query' | 'mutation' 
   if (ctx.authorization !== undefined || ctx.sessionToken === undefined)
     return authenticate(ctx.deps, ctx.authorization);
   const { user: _user, ...auth } = await authenticateSession(ctx.deps, ctx.sessionToken);
-  if (type === 'mutation' && !isValidCsrfToken(ctx.deps.config.jwtSecret, ctx.sessionToken, ctx.csrfToken))
-    throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or invalid CSRF token' });
+  if (type === 'mutation') requireCsrfToken(ctx);
   return auth;
+}
+
+/** A state-changing request made with the session cookie must carry the session's CSRF token. */
+export function requireCsrfToken({ deps, sessionToken, csrfToken }: TrpcContext): void {
+  if (sessionToken !== undefined && !isValidCsrfToken(deps.config.jwtSecret, sessionToken, csrfToken))
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or invalid CSRF token' });
 }
 
 /**

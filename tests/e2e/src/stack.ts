@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { deferredWorkflows, seedDemo, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import { seedDemo, type CoreDeps } from '@voice/core';
+import { serviceDeps } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import {
   JWT_SECRET,
@@ -34,13 +35,7 @@ export interface DashboardStack {
 
 export async function startDashboardStack(workerEnv: Record<string, string> = {}): Promise<DashboardStack> {
   const database = await createTestDatabase();
-  const deps: CoreDeps = {
-    db: database.db,
-    clock: systemClock,
-    resolveHost: systemResolver,
-    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
-    workflows: deferredWorkflows,
-  };
+  const deps = serviceDeps(database.db, { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY });
   const demo = await seedDemo(deps);
   const env = serviceEnv({
     databaseUrl: database.url,

@@ -11,7 +11,6 @@ export interface Sample {
 const WIDTH = 640;
 const HEIGHT = 200;
 const PAD = 28;
-/** The same six colours as the legend's `.swatch-N` classes. */
 const COLORS = ['#0a5bd3', '#1a7f37', '#b3261e', '#8250df', '#9a6700', '#57606a'];
 
 /**
@@ -60,7 +59,9 @@ export function ProgressChart({ samples }: { samples: Sample[] }) {
         <ul className="legend">
           {series.map((line, index) => (
             <li key={line.name}>
-              <span className={`swatch swatch-${index % COLORS.length}`} aria-hidden="true" />
+              <svg className="swatch" viewBox="0 0 1 1" aria-hidden="true">
+                <rect width="1" height="1" fill={COLORS[index % COLORS.length]} />
+              </svg>
               {humanize(line.name)}: {line.name === 'dialed' ? last.dialed : (last.outcomes[line.name] ?? 0)}
             </li>
           ))}

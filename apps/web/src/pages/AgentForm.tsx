@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { CreateAgentInput, MAX_WEBHOOKS, ModifyAgentInput } from '@voice/core/schemas';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, errorMessage, fieldError, invalidInput, isNotFound, type Outputs } from '../api';
+import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../api';
 import { Field, SelectField } from '../components/Field';
-import { NotFoundPage } from './NotFound';
+import { ErrorMessage, Pending } from '../components/Messages';
 
 type Agent = Outputs['agents']['get'];
 interface WebhookRow {
@@ -236,11 +236,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
             </p>
           )}
       </fieldset>
-      {formError && (
-        <p role="alert" className="error">
-          {formError}
-        </p>
-      )}
+      <ErrorMessage error={formError} />
       <div className="actions">
         <button type="submit" disabled={save.isPending}>
           {agent ? 'Save agent' : 'Create agent'}
@@ -269,14 +265,7 @@ export function EditAgentPage() {
     queryKey: ['agents.get', agentId],
     queryFn: () => api.agents.get.query({ agent_id: agentId }),
   });
-  if (agent.isError && isNotFound(agent.error)) return <NotFoundPage />;
-  if (agent.isError)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(agent.error)}
-      </p>
-    );
-  if (!agent.data) return <p className="loading">Loading…</p>;
+  if (agent.isError || !agent.data) return <Pending query={agent} />;
   return (
     <section>
       <p>

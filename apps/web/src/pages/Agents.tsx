@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, errorMessage } from '../api';
+import { api } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
 import { formatTime } from '../format';
+import { ErrorMessage } from '../components/Messages';
 
 const PAGE_SIZE = 50;
 
@@ -42,11 +43,7 @@ export function AgentsPage() {
           </select>
         </label>
       </div>
-      {agents.isError && (
-        <p role="alert" className="error">
-          {errorMessage(agents.error)}
-        </p>
-      )}
+      <ErrorMessage error={agents.error} />
       {agents.data && (
         <>
           <div className="table-scroll">

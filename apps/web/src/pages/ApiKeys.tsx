@@ -5,6 +5,7 @@ import { api, errorMessage, fieldError, invalidInput } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Field } from '../components/Field';
 import { formatTime } from '../format';
+import { ErrorMessage } from '../components/Messages';
 
 /**
  * API keys are for machines. A new key is shown once, here, and kept nowhere in the browser (not in
@@ -74,16 +75,8 @@ export function ApiKeysPage() {
           </button>
         </div>
       )}
-      {keys.isError && (
-        <p role="alert" className="error">
-          {errorMessage(keys.error)}
-        </p>
-      )}
-      {revoke.isError && (
-        <p role="alert" className="error">
-          {errorMessage(revoke.error)}
-        </p>
-      )}
+      <ErrorMessage error={keys.error} />
+      <ErrorMessage error={revoke.error} />
       {keys.data && (
         <div className="table-scroll">
           <table>

@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, errorMessage, isNotFound, type Outputs } from '../api';
+import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatDuration, formatTime, humanize } from '../format';
-import { NotFoundPage } from './NotFound';
+import { ErrorMessage, Pending } from '../components/Messages';
 
 type Delivery = Outputs['webhooks']['deliveries']['list'][number];
 
@@ -121,15 +121,8 @@ export function CallPage() {
     onSuccess: () => void navigate('/calls', { replace: true }),
   });
 
-  if (call.isError && isNotFound(call.error)) return <NotFoundPage />;
-  if (call.isError)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(call.error)}
-      </p>
-    );
   const data = call.data;
-  if (!data) return <p className="loading">Loading…</p>;
+  if (call.isError || !data) return <Pending query={call} />;
   return (
     <section>
       <p>
@@ -221,11 +214,7 @@ export function CallPage() {
         onConfirm={() => remove.mutate()}
         disabled={remove.isPending}
       />
-      {remove.isError && (
-        <p role="alert" className="error">
-          {errorMessage(remove.error)}
-        </p>
-      )}
+      <ErrorMessage error={remove.error} />
     </section>
   );
 }

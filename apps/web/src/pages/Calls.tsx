@@ -2,9 +2,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CALL_STATUSES, ListCallsInput } from '@voice/core/schemas';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, errorMessage } from '../api';
+import { api } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
 import { formatDuration, formatTime, humanize, localInputToMs } from '../format';
+import { ErrorMessage } from '../components/Messages';
 
 /** Rows per page the list offers; 1,000 is the API's most. */
 const PAGE_SIZES = [50, 200, 1000] as const;
@@ -155,16 +156,8 @@ export function CallsPage() {
           ))}
         </fieldset>
       </form>
-      {!input.success && (
-        <p role="alert" className="error">
-          {input.error.issues[0]?.message}
-        </p>
-      )}
-      {calls.isError && (
-        <p role="alert" className="error">
-          {errorMessage(calls.error)}
-        </p>
-      )}
+      <ErrorMessage error={input.success ? undefined : input.error.issues[0]?.message} />
+      <ErrorMessage error={calls.error} />
       {calls.data && (
         <>
           <div className="table-scroll">

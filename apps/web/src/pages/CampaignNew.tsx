@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, errorMessage, fieldError, invalidInput } from '../api';
 import { Field, SelectField } from '../components/Field';
+import { ErrorMessage } from '../components/Messages';
 
 const browserTimezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -167,16 +168,8 @@ export function NewCampaignPage() {
             onChange={(event) => void choose(event.target.files?.[0])}
           />
         </div>
-        {upload && 'error' in upload && (
-          <p role="alert" className="error">
-            {upload.name}: {upload.error}
-          </p>
-        )}
-        {check.isError && (
-          <p role="alert" className="error">
-            {errorMessage(check.error)}
-          </p>
-        )}
+        <ErrorMessage error={upload && 'error' in upload ? `${upload.name}: ${upload.error}` : undefined} />
+        <ErrorMessage error={check.error} />
         {upload && 'contacts' in upload && (check.isSuccess || rows.length === 0) && (
           <section className="preview" aria-labelledby="preview-title">
             <h2 id="preview-title">Preview of {upload.name}</h2>
@@ -215,11 +208,7 @@ export function NewCampaignPage() {
         <label className="inline">
           <input type="checkbox" name="draft" /> Save as a draft (start it later)
         </label>
-        {formError && (
-          <p role="alert" className="error">
-            {formError}
-          </p>
-        )}
+        <ErrorMessage error={formError} />
         <div className="actions">
           <button type="submit" disabled={!ready || create.isPending}>
             {create.isPending

@@ -1,12 +1,12 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, errorMessage, isNotFound, type Outputs } from '../api';
+import { api, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ProgressChart, type Sample } from '../components/ProgressChart';
 import { formatTime, humanize } from '../format';
-import { NotFoundPage } from './NotFound';
 import { progressOf } from './Campaigns';
+import { ErrorMessage, Pending } from '../components/Messages';
 
 type Campaign = Outputs['campaigns']['get'];
 const FINISHED = ['completed', 'canceled'];
@@ -66,14 +66,7 @@ export function CampaignPage() {
     onSuccess: (next) => queryClient.setQueryData(key, next),
   });
 
-  if (campaign.isError && isNotFound(campaign.error)) return <NotFoundPage />;
-  if (campaign.isError)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(campaign.error)}
-      </p>
-    );
-  if (!data) return <p className="loading">Loading…</p>;
+  if (campaign.isError || !data) return <Pending query={campaign} />;
 
   const { done, total } = progressOf(data.counts);
   const inFlight = data.counts.by_state.calling;
@@ -123,11 +116,7 @@ export function CampaignPage() {
           />
         )}
       </div>
-      {control.isError && (
-        <p role="alert" className="error">
-          {errorMessage(control.error)}
-        </p>
-      )}
+      <ErrorMessage error={control.error} />
       <div className="cards">
         <div className="card">
           <h2>Progress</h2>

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { CAMPAIGN_STATUSES } from '@voice/core/schemas';
 import { Link, useSearchParams } from 'react-router';
-import { api, errorMessage } from '../api';
+import { api } from '../api';
 import { formatTime, humanize } from '../format';
+import { ErrorMessage } from '../components/Messages';
 
 /** How far a campaign has got: the contacts no longer waiting, of all of them. */
 export function progressOf(counts: { total: number; by_state: Record<string, number> }) {
@@ -46,11 +47,7 @@ export function CampaignsPage() {
           </select>
         </label>
       </div>
-      {campaigns.isError && (
-        <p role="alert" className="error">
-          {errorMessage(campaigns.error)}
-        </p>
-      )}
+      <ErrorMessage error={campaigns.error} />
       {campaigns.data && (
         <div className="table-scroll">
           <table>

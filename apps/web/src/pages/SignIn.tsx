@@ -5,6 +5,7 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, errorMessage, fieldError } from '../api';
 import { Field } from '../components/Field';
 import { useRememberSession, useSession } from '../session';
+import { ErrorMessage } from '../components/Messages';
 
 /** Where to go after signing in: a path of the dashboard only, never another site. */
 function safeNext(next: string | null): string {
@@ -62,11 +63,7 @@ export function SignInPage() {
           autoComplete="current-password"
           error={fieldError(error, 'password')}
         />
-        {formError && (
-          <p id="sign-in-error" role="alert" className="error">
-            {formError}
-          </p>
-        )}
+        <ErrorMessage id="sign-in-error" error={formError} />
         <button type="submit" disabled={signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>

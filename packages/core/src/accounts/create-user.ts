@@ -6,12 +6,12 @@ import { hashPassword } from '../auth/passwords';
 import { Password } from '../auth/schemas';
 
 export const CreateUserInput = z.object({
-  email: z.email('email must be an email address').transform((email) => email.toLowerCase()),
+  email: z.email('email must be an email address'),
   name: z.string().trim().max(200).optional(),
   /** Without one, the user cannot sign in until `voice users reset-password` sets it. */
   password: Password.optional(),
 });
-export type CreateUserInput = z.input<typeof CreateUserInput>;
+export type CreateUserInput = z.infer<typeof CreateUserInput>;
 
 export async function createUser(
   { db, clock }: CoreDeps,
@@ -19,6 +19,7 @@ export async function createUser(
 ): Promise<User> {
   const account = await db.account.findUnique({ where: { id: accountId } });
   if (!account) throw new AppError('ACCOUNT_NOT_FOUND', 'Account not found');
+  // Emails sign in case-insensitively: stored lower-case, as signIn looks them up.
   const normalised = email.toLowerCase();
   const existing = await db.user.findUnique({ where: { email: normalised } });
   if (existing) throw new AppError('CONFLICT', `A user with email ${normalised} already exists`);

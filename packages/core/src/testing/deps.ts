@@ -3,7 +3,9 @@ import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
 import { checkCall, placeCall, type CallProgress } from '../calls/carrier-progress';
-import { deferredWorkflows, type Clock, type CoreDeps, type WorkflowStarter } from '../deps';
+import { deferredWorkflows, systemClock, type Clock, type CoreDeps, type WorkflowStarter } from '../deps';
+import { systemResolver } from '../network/resolver';
+import type { Db } from '@voice/db';
 import type { HostResolver } from '../network/resolver';
 import type { CreateAgentData } from '../agents/schemas';
 import { createAccount } from '../accounts/create-account';
@@ -12,6 +14,14 @@ import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 export const TEST_SECRETS_KEY = 'test-secrets-key-that-seals-webhook-secrets';
 export { TEST_REDIS_URL } from './env';
+
+/**
+ * Core dependencies over the database that real service processes run on, with their secrets: for a
+ * test to seed and inspect what the services see (system clock and DNS; it starts no workflows itself).
+ */
+export function serviceDeps(db: Db, config: { jwtSecret: string; secretsKey: string }): CoreDeps {
+  return { db, clock: systemClock, resolveHost: systemResolver, config, workflows: deferredWorkflows };
+}
 
 /** A clock tests can move. */
 export function manualClock(

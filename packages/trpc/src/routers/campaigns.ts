@@ -19,24 +19,11 @@ import {
   pauseCampaign,
   removeDoNotCall,
   resumeCampaign,
+  watchCampaign,
 } from '@voice/core';
 import { accountProcedure, router } from '../trpc';
 
 const CampaignId = z.object({ campaign_id: z.string() });
-/** How often a watched campaign is looked at. */
-const WATCH_EVERY_MS = 1_000;
-
-function waitFor(ms: number, signal: AbortSignal | undefined) {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 const ids = (accountId: string, input: { campaign_id: string }) => ({
   accountId,
   campaignId: input.campaign_id,
@@ -68,26 +55,9 @@ export const campaignsRouter = router({
    * until it is finished or the client goes. Counts are exact (the contact-count rollup), so a watcher
    * costs one cheap read a second.
    */
-  watch: accountProcedure.input(CampaignId).subscription(async ({ ctx, input, signal }) => {
-    // Read once before streaming, so another account's id (or a missing one) is refused as a 404 like
-    // every other procedure's, rather than from inside the stream.
-    const first = await getCampaign(ctx.deps, ids(ctx.accountId, input));
-    return (async function* () {
-      let campaign = first;
-      let last = '';
-      for (;;) {
-        const seen = JSON.stringify([campaign.status, campaign.counts, campaign.updated_at]);
-        if (seen !== last) {
-          last = seen;
-          yield { campaign, at: new Date().toISOString() };
-        }
-        if (campaign.status === 'completed' || campaign.status === 'canceled') return;
-        await waitFor(WATCH_EVERY_MS, signal);
-        if (signal?.aborted) return;
-        campaign = await getCampaign(ctx.deps, ids(ctx.accountId, input));
-      }
-    })();
-  }),
+  watch: accountProcedure
+    .input(CampaignId)
+    .subscription(({ ctx, input, signal }) => watchCampaign(ctx.deps, ids(ctx.accountId, input), signal)),
   /** What creating a campaign with these contacts would accept and reject; writes nothing. */
   checkContacts: accountProcedure
     .input(CheckContactsInput)

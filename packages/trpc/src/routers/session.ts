@@ -1,6 +1,5 @@
-import { TRPCError } from '@trpc/server';
-import { getSession, isValidCsrfToken, SignInInput, signIn, signOut } from '@voice/core';
-import { publicProcedure, router } from '../trpc';
+import { getSession, SignInInput, signIn, signOut } from '@voice/core';
+import { publicProcedure, requireCsrfToken, router } from '../trpc';
 
 /** The dashboard's sign-in: the session itself travels in an HttpOnly cookie the page never sees. */
 export const sessionRouter = router({
@@ -11,9 +10,7 @@ export const sessionRouter = router({
   }),
   get: publicProcedure.query(({ ctx }) => getSession(ctx.deps, ctx.sessionToken)),
   signOut: publicProcedure.mutation(async ({ ctx }) => {
-    const { sessionToken, csrfToken, deps } = ctx;
-    if (sessionToken && !isValidCsrfToken(deps.config.jwtSecret, sessionToken, csrfToken))
-      throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or invalid CSRF token' });
+    requireCsrfToken(ctx);
     await signOut(ctx.deps, ctx.sessionToken);
     ctx.setSessionCookie?.(null);
     return { signed_out: true };

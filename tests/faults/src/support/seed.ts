@@ -1,23 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
-import {
-  deferredWorkflows,
-  systemClock,
-  systemResolver,
-  TERMINAL_STATUSES as CALL_TERMINAL_STATUSES,
-  type CoreDeps,
-} from '@voice/core';
+import { TERMINAL_STATUSES as CALL_TERMINAL_STATUSES, type CoreDeps } from '@voice/core';
+import { serviceDeps } from '@voice/core/testing';
 import type { CallStatus, Db } from '@voice/db';
 import { JWT_SECRET, SECRETS_KEY } from '@voice/dev';
 
 /** Core dependencies for seeding and inspecting the database the services run on (no workflows from here). */
 export function inspectorDeps(db: Db): CoreDeps {
-  return {
-    db,
-    clock: systemClock,
-    resolveHost: systemResolver,
-    config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
-    workflows: deferredWorkflows,
-  };
+  return serviceDeps(db, { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY });
 }
 
 export { seedAccount } from '@voice/core/testing';

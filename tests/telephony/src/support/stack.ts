@@ -3,14 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import {
-  deferredWorkflows,
-  systemClock,
-  systemResolver,
-  TERMINAL_STATUSES,
-  type CoreDeps,
-} from '@voice/core';
-import { seedAccount } from '@voice/core/testing';
+import { TERMINAL_STATUSES, type CoreDeps } from '@voice/core';
+import { seedAccount, serviceDeps } from '@voice/core/testing';
 import type { Call, CallEvent } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import {
@@ -91,13 +85,7 @@ export class TelephonyStack {
 
   static async start(name: string, temporalAddress: string, options: StackOptions = {}) {
     const database = await createTestDatabase();
-    const deps: CoreDeps = {
-      db: database.db,
-      clock: systemClock,
-      resolveHost: systemResolver,
-      config: { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY },
-      workflows: deferredWorkflows,
-    };
+    const deps = serviceDeps(database.db, { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY });
     const seeded = await seedAccount(deps, name, [FROM]);
     const emulator = await startTwilioEmulator({
       ringMs: 100,
