@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
+import { LlmEnv } from '@voice/providers/llm-env';
+import { checkTtsEnv, TtsEnv } from '@voice/providers/tts-env';
 
 const Env = ServiceEnv.extend({
   HOST: z.string().default('127.0.0.1'),
@@ -13,7 +15,13 @@ const Env = ServiceEnv.extend({
   /** The built dashboard, served under /app; apps/web/dist of this checkout when unset. */
   DASHBOARD_DIR: z.string().min(1).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
-}).superRefine(checkServiceEnv);
+  // The dashboard's voice samples are spoken with the media server's text-to-speech settings.
+  ...LlmEnv,
+  ...TtsEnv,
+}).superRefine((env, context) => {
+  checkServiceEnv(env, context);
+  checkTtsEnv(env, context);
+});
 export type ApiEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {

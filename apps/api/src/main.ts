@@ -13,6 +13,9 @@ import { redisRateLimitStore } from '@voice/core/redis';
 import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
+import { llmSettingsFromEnv } from '@voice/providers/llm-env';
+import { textToSpeechFromEnv } from '@voice/providers/tts-env';
+import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
 import { loadEnv } from './env';
 import { createServer } from './server';
@@ -74,6 +77,12 @@ const server = createServer(
     logger,
     // From src/main.ts (dev) and dist/main.js (built) alike, this checkout's apps/web/dist.
     dashboardDir: env.DASHBOARD_DIR ?? fileURLToPath(new URL('../../web/dist/', import.meta.url)),
+    // The dashboard's voice samples, spoken as the media server speaks calls (same settings).
+    voiceSamples: voiceSamples(
+      textToSpeechFromEnv(env, llmSettingsFromEnv(env), (error) =>
+        logger.warn({ provider: env.TTS_PROVIDER, err: error }, 'voice sample: eSpeak NG spoke instead'),
+      ),
+    ),
   },
   { host: env.HOST, port: env.PORT },
 );

@@ -16,7 +16,7 @@ import { requestIdFor } from './http/request-id';
 import { buildOpenApiDocument } from './openapi';
 import { restRoutes } from './rest';
 import { registerRemovedOperations, registerRestRoutes } from './rest/route';
-import { appRouter, type AppRouter } from '@voice/trpc';
+import { appRouter, type AppRouter, type TrpcContext } from '@voice/trpc';
 import { createContextFactory } from './http/trpc-context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -29,6 +29,8 @@ export interface ServerDeps {
   logger?: Logger;
   /** The built dashboard (apps/web/dist), served under /app; without it /app says how to build it. */
   dashboardDir?: string;
+  /** Voice samples for the dashboard's play button (the deployment's text-to-speech). */
+  voiceSamples?: TrpcContext['voiceSamples'];
 }
 
 export interface ServerOptions {
@@ -98,7 +100,7 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: createContextFactory(deps.core),
+      createContext: createContextFactory(deps.core, deps.voiceSamples),
       onError({ error, path, ctx }) {
         if (error.code === 'INTERNAL_SERVER_ERROR')
           logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');

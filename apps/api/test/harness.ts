@@ -2,9 +2,11 @@ import { Writable } from 'node:stream';
 import { Connection } from '@temporalio/client';
 import { AuthCache, followAuthChanges, memoryRateLimitStore, type CoreDeps } from '@voice/core';
 import { createTestDeps, seedAccount } from '@voice/core/testing';
+import { espeakTextToSpeech } from '@voice/providers/tts';
+import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
 import { inject } from 'vitest';
-import { createServer, type Server } from '../src/server';
+import { createServer, type Server, type ServerDeps } from '../src/server';
 
 export interface TestApi {
   url: string;
@@ -19,7 +21,12 @@ export interface TestApi {
 
 /** A real api server on an ephemeral port, over a fresh database and the test run's Temporal server. */
 export async function startTestApi(
-  overrides: { pingTemporal?: () => Promise<void>; core?: Partial<CoreDeps> } = {},
+  overrides: {
+    pingTemporal?: () => Promise<void>;
+    core?: Partial<CoreDeps>;
+    /** As the api's main sets it up (offline eSpeak NG) unless given; null: none. */
+    voiceSamples?: ServerDeps['voiceSamples'] | null;
+  } = {},
 ): Promise<TestApi> {
   const { deps: base, database } = await createTestDeps();
   // As production runs it: credentials cached and kept in step with the database's change notices,
@@ -43,6 +50,9 @@ export async function startTestApi(
         await connection.workflowService.getSystemInfo({});
       }),
     logger: pino({ level: 'info' }, sink),
+    ...(overrides.voiceSamples === null
+      ? {}
+      : { voiceSamples: overrides.voiceSamples ?? voiceSamples(espeakTextToSpeech) }),
   });
   const url = await server.start();
   // Links the API hands out (recording URLs) point at this server.

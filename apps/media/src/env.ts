@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkServiceEnv, ServiceEnv, parseConfig } from '@voice/core';
 import { LlmEnv } from '@voice/providers/llm-env';
+import { checkTtsEnv, TtsEnv } from '@voice/providers/tts-env';
 
 const Env = ServiceEnv.extend({
   MEDIA_HOST: z.string().default('127.0.0.1'),
@@ -13,13 +14,7 @@ const Env = ServiceEnv.extend({
   DEEPGRAM_BASE_URL: z.url().optional(),
   DEEPGRAM_MODEL: z.string().min(1).default('nova-2'),
   STT_ENDPOINTING_MS: z.coerce.number().int().min(10).default(300),
-  /** Text-to-speech: eSpeak NG offline (no key), OpenAI's speech endpoint, or ElevenLabs. */
-  TTS_PROVIDER: z.enum(['espeak', 'openai', 'elevenlabs']).default('espeak'),
-  OPENAI_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
-  ELEVENLABS_API_KEY: z.string().min(1).optional(),
-  ELEVENLABS_BASE_URL: z.url().optional(),
-  ELEVENLABS_MODEL: z.string().min(1).default('eleven_flash_v2_5'),
-  TTS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  ...TtsEnv,
   /** A caller silent this long after the agent spoke is said goodbye to. */
   CALL_SILENCE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
   CALL_MAX_DURATION_MS: z.coerce
@@ -29,12 +24,7 @@ const Env = ServiceEnv.extend({
     .default(15 * 60_000),
 }).superRefine((env, context) => {
   checkServiceEnv(env, context);
-  if (env.TTS_PROVIDER === 'elevenlabs' && !env.ELEVENLABS_API_KEY)
-    context.addIssue({
-      code: 'custom',
-      message: 'TTS_PROVIDER=elevenlabs needs ELEVENLABS_API_KEY',
-      path: ['ELEVENLABS_API_KEY'],
-    });
+  checkTtsEnv(env, context);
   const needed: ('OPENAI_API_KEY' | 'DEEPGRAM_API_KEY')[] = ['OPENAI_API_KEY'];
   if (env.STT_PROVIDER === 'deepgram') needed.push('DEEPGRAM_API_KEY');
   for (const name of needed)

@@ -7,14 +7,10 @@ import pino from 'pino';
 import { loadEnv } from './env';
 import {
   deepgramSpeechToText,
-  elevenLabsTextToSpeech,
-  espeakTextToSpeech,
   llmSettingsFromEnv,
   openAiLanguageModel,
   openAiSpeechToText,
-  openAiTextToSpeech,
-  withFallback,
-  type TextToSpeech,
+  textToSpeechFromEnv,
 } from '@voice/providers';
 import { startMediaServer } from './server';
 
@@ -22,25 +18,6 @@ const env = loadEnv();
 // The environment's check makes sure the language model's key is there.
 const llm = llmSettingsFromEnv(env)!;
 
-/** The configured text-to-speech; a provider that fails a sentence has eSpeak NG speak it instead. */
-function textToSpeech(): TextToSpeech {
-  if (env.TTS_PROVIDER === 'espeak') return espeakTextToSpeech;
-  const provider =
-    env.TTS_PROVIDER === 'openai'
-      ? openAiTextToSpeech({ ...llm, model: env.OPENAI_TTS_MODEL, timeoutMs: env.TTS_TIMEOUT_MS })
-      : elevenLabsTextToSpeech({
-          apiKey: env.ELEVENLABS_API_KEY!,
-          ...(env.ELEVENLABS_BASE_URL ? { baseUrl: env.ELEVENLABS_BASE_URL } : {}),
-          model: env.ELEVENLABS_MODEL,
-          timeoutMs: env.TTS_TIMEOUT_MS,
-        });
-  return withFallback(provider, espeakTextToSpeech, (error) =>
-    logger.warn(
-      { provider: env.TTS_PROVIDER, error: error.message },
-      'text-to-speech failed; eSpeak NG spoke instead',
-    ),
-  );
-}
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 // Lazy, as the api's: the media server starts (and holds conversations) even while Temporal is down.
@@ -69,7 +46,12 @@ const server = await startMediaServer(
               model: env.DEEPGRAM_MODEL,
               endpointingMs: env.STT_ENDPOINTING_MS,
             }),
-      tts: textToSpeech(),
+      tts: textToSpeechFromEnv(env, llm, (error) =>
+        logger.warn(
+          { provider: env.TTS_PROVIDER, error: error.message },
+          'text-to-speech failed; eSpeak NG spoke instead',
+        ),
+      ),
     },
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
     recordings: configuredRecordingStore(core.config),

@@ -9,14 +9,20 @@ import { CallsPage } from './pages/Calls';
 import { NewCampaignPage } from './pages/CampaignNew';
 import { CampaignPage } from './pages/CampaignView';
 import { CampaignsPage } from './pages/Campaigns';
+import { DoNotCallPage } from './pages/DoNotCall';
 import { NotFoundPage } from './pages/NotFound';
+import { PhoneNumbersPage } from './pages/PhoneNumbers';
 import { SignInPage } from './pages/SignIn';
+import { TestContactsPage } from './pages/TestContacts';
 import { RequireSession, useRememberSession, useSession } from './session';
 
 const SECTIONS = [
   { to: '/agents', label: 'Agents' },
   { to: '/calls', label: 'Calls' },
   { to: '/campaigns', label: 'Campaigns' },
+  { to: '/phone-numbers', label: 'Numbers' },
+  { to: '/do-not-call', label: 'Do not call' },
+  { to: '/test-contacts', label: 'Test contacts' },
   { to: '/api-keys', label: 'API keys' },
 ] as const;
 
@@ -30,6 +36,9 @@ const PAGES: { path: string; page: React.ReactNode }[] = [
   { path: '/campaigns', page: <CampaignsPage /> },
   { path: '/campaigns/new', page: <NewCampaignPage /> },
   { path: '/campaigns/:campaignId', page: <CampaignPage /> },
+  { path: '/phone-numbers', page: <PhoneNumbersPage /> },
+  { path: '/do-not-call', page: <DoNotCallPage /> },
+  { path: '/test-contacts', page: <TestContactsPage /> },
   { path: '/api-keys', page: <ApiKeysPage /> },
   { path: '*', page: <NotFoundPage /> },
 ];

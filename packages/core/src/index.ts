@@ -43,3 +43,4 @@ export * from './notifications/mailer';
 export * from './notifications/notification-emails';
 export * from './campaigns';
 export * from './do-not-call/do-not-call';
+export * from './do-not-call/schemas';

@@ -7,4 +7,6 @@ export * from './agents/schemas';
 export * from './calls/schemas';
 export * from './campaigns/schemas';
 export * from './campaigns/contacts-csv';
+export * from './do-not-call/schemas';
+export * from './phone-numbers/schemas';
 export * from './validation-messages';

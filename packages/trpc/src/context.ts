@@ -11,6 +11,12 @@ export interface TrpcContext {
   csrfToken?: string | undefined;
   /** Sets a response header (RateLimit-*); absent for server-side callers. */
   setHeader?: (name: string, value: string) => void;
+  /**
+   * Voices saying a sample sentence, through the deployment's text-to-speech (the dashboard's play
+   * button); absent where the process has no speech configured.
+   */
+  voiceSamples?:
+    { sample(voice: string, language: string): Promise<{ text: string; wav: Buffer }> } | undefined;
   /** Sets or clears (null) the session cookie; absent for server-side callers. */
   setSessionCookie?: (token: string | null) => void;
 }

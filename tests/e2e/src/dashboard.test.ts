@@ -73,7 +73,9 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.waitForURL('**/app/agents');
     await page.getByRole('link', { name: 'Appointment setter' }).click();
-    await page.getByText('crm → https://hooks.example/voice · signed with its own secret').waitFor();
+    const saved = page.getByRole('group', { name: 'Webhook 1' });
+    await saved.getByText('A secret is set and kept unless you type a new one').waitFor();
+    expect(await saved.getByLabel('URL').inputValue()).toBe('https://hooks.example/voice');
     expect(await page.content()).not.toContain('a-very-secret-value');
   });
 

@@ -43,6 +43,12 @@ describe('dashboard sign-in', () => {
       '/app/calls',
       '/app/agents',
       '/app/calls?status=ended',
+      '/app/agents/new',
+      '/app/campaigns',
+      '/app/phone-numbers',
+      '/app/do-not-call',
+      '/app/test-contacts',
+      '/app/api-keys',
       '/app/no-such-page',
     ]) {
       await page.goto(path);

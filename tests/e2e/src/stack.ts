@@ -12,7 +12,7 @@ import {
   type ApiProcess,
   type WorkerProcess,
 } from '@voice/dev';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { launchBrowser } from './browser';
 
@@ -29,7 +29,7 @@ export interface DashboardStack {
   browser: Browser;
   /** Both services' output, for a failure's message. */
   output(): string;
-  newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  newPage(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
   stop(): Promise<void>;
 }
 
@@ -55,8 +55,8 @@ export async function startDashboardStack(workerEnv: Record<string, string> = {}
     worker,
     browser,
     output: () => `--- api\n${api.output()}\n--- worker\n${worker.output()}`,
-    async newPage() {
-      const context = await browser.newContext({ baseURL: api.url });
+    async newPage(options = {}) {
+      const context = await browser.newContext({ ...options, baseURL: api.url });
       return { context, page: await context.newPage() };
     },
     async stop() {

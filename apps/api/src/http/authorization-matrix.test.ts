@@ -41,6 +41,8 @@ type Response = Awaited<ReturnType<typeof http>>;
 interface Resources {
   accountId: string;
   agentId: string;
+  /** The agent's webhook. */
+  webhookId: string;
   /** Assigned to `agentId`. */
   phoneNumber: string;
   callId: string;
@@ -208,6 +210,7 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
   return {
     accountId,
     agentId: agent.agent_id,
+    webhookId: agent.webhooks[0]!.id,
     phoneNumber,
     callId: call.call_id,
     campaignId: campaign.body.campaign_id,
@@ -491,6 +494,8 @@ function onResource(
   };
 }
 
+const withProbe = (plan: Plan, probe: Probe): Plan => ({ ...plan, probes: [...(plan.probes ?? []), probe] });
+
 const dialInput = (own: Resources) => ({ from_number: own.phoneNumber, to_number: alphaNumber() });
 
 /** An Idempotency-Key Beta has just dialed with. */
@@ -613,6 +618,15 @@ const doNotCallRemove = onResource(
   DO_NOT_CALL_NOT_FOUND,
 );
 const createAgentRequest = () => ({ input: { name: 'Matrix agent', prompt: 'Be brief.' } });
+/** A webhook sent back by id keeps its secret: only one of the agent's own, never another account's. */
+const webhookIdProbe = (extra: (a: Resources) => object): Probe => ({
+  fills: ['webhooks[].id'],
+  request: (a, b) => ({
+    input: { ...extra(a), webhooks: [{ id: b.webhookId, name: 'hook', url: 'https://hooks.example/x' }] },
+  }),
+  outcome: () =>
+    refused(400, 'VALIDATION_FAILED', "webhooks[0].id must be the id of one of the agent's webhooks"),
+});
 
 const REST_PLANS: Record<string, Plan> = {
   createAgent: { request: createAgentRequest },
@@ -625,7 +639,7 @@ const REST_PLANS: Record<string, Plan> = {
       },
     ],
   },
-  modifyAgent: { request: () => ({ input: { name: 'Renamed' } }) },
+  modifyAgent: { request: () => ({ input: { name: 'Renamed' } }), probes: [webhookIdProbe(() => ({}))] },
   duplicateAgent: { request: () => ({ input: { agent_name: 'Copy' } }) },
   dialCall: {
     request: (own) => ({ input: dialInput(own) }),
@@ -676,7 +690,10 @@ const TRPC_PLANS: Record<string, Plan> = {
   },
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
-  'agents.modify': onResource('agent_id', (r) => ({ agent_id: r.agentId, name: 'Renamed' }), AGENT_NOT_FOUND),
+  'agents.modify': withProbe(
+    onResource('agent_id', (r) => ({ agent_id: r.agentId, name: 'Renamed' }), AGENT_NOT_FOUND),
+    webhookIdProbe((a) => ({ agent_id: a.agentId })),
+  ),
   'agents.duplicate': onResource(
     'agent_id',
     (r) => ({ agent_id: r.agentId, agent_name: 'Copy' }),
@@ -692,6 +709,7 @@ const TRPC_PLANS: Record<string, Plan> = {
     ),
   },
   'calls.get': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.timeline': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.list': { probes: callListProbes({ calls: [], total_count: 0 }) },
   'calls.updateMetadata': onResource(
     'call_id',
@@ -758,6 +776,7 @@ const TRPC_PLANS: Record<string, Plan> = {
     probes: [doNotCallAddProbe],
   },
   'doNotCall.remove': doNotCallRemove,
+  'voices.sample': { request: () => ({ input: { voice: 'Ori' } }) },
   'phoneNumbers.get': onResource(
     'phone_number',
     (r) => ({ phone_number: r.phoneNumber }),

@@ -23,11 +23,12 @@ export function sessionCookie(token: string | null): string {
 }
 
 export const createContextFactory =
-  (deps: CoreDeps) =>
+  (deps: CoreDeps, voiceSamples?: TrpcContext['voiceSamples']) =>
   ({ req, res }: CreateFastifyContextOptions): TrpcContext => {
     const csrf = req.headers[CSRF_HEADER];
     return {
       deps,
+      voiceSamples,
       requestId: req.id,
       authorization: req.headers.authorization,
       sessionToken: readCookie(req.headers.cookie, SESSION_COOKIE),

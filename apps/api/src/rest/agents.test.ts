@@ -490,6 +490,92 @@ describe('agent-modify', () => {
     expect((await call(`/functions/v1/agent-get/${id}`)).json).toEqual(created.json);
   });
 
+  it("keeps a webhook's id and write-only parts when it is sent back with its id", async () => {
+    const created = await call('/functions/v1/agent-create', { method: 'POST', body: fullAgent });
+    const id = created.json.agent_id as string;
+    const [crm, plain] = created.json.webhooks as Json[];
+    const stored = async () =>
+      (await api.deps.db.agentWebhook.findMany({ where: { agentId: id }, orderBy: { position: 'asc' } })).map(
+        (row) => ({
+          id: row.id,
+          name: row.name,
+          url: row.url,
+          ...openWebhookSecrets(api.deps.config, {
+            secret: row.secret,
+            headers: row.headers as Record<string, string>,
+          }),
+        }),
+      );
+
+    // Renamed and reordered by id: the CRM hook keeps its secret and header without sending them.
+    const renamed = await call(`/functions/v1/agent-modify/${id}`, {
+      method: 'PATCH',
+      body: {
+        webhooks: [
+          { id: plain!.id, name: 'Plain', url: 'https://plain.example/h' },
+          { id: crm!.id, name: 'CRM renamed', url: 'https://crm.example/v2' },
+        ],
+      },
+    });
+    expect(renamed.status).toBe(200);
+    expect(await stored()).toEqual([
+      { id: plain!.id, name: 'Plain', url: 'https://plain.example/h', secret: null, headers: {} },
+      {
+        id: crm!.id,
+        name: 'CRM renamed',
+        url: 'https://crm.example/v2',
+        secret: SECRET,
+        headers: { 'X-Api-Key': HEADER_VALUE },
+      },
+    ]);
+
+    // null removes the secret, a new headers object replaces the old; a webhook without id is new.
+    const changed = await call(`/functions/v1/agent-modify/${id}`, {
+      method: 'PATCH',
+      body: {
+        webhooks: [
+          {
+            id: crm!.id,
+            name: 'CRM renamed',
+            url: 'https://crm.example/v2',
+            secret: null,
+            headers: { 'X-B': 'b' },
+          },
+          { name: 'Fresh', url: 'https://fresh.example/h' },
+        ],
+      },
+    });
+    expect(changed.status).toBe(200);
+    const after = await stored();
+    expect(after.map(({ id: _, ...rest }) => rest)).toEqual([
+      { name: 'CRM renamed', url: 'https://crm.example/v2', secret: null, headers: { 'X-B': 'b' } },
+      { name: 'Fresh', url: 'https://fresh.example/h', secret: null, headers: {} },
+    ]);
+    expect(after[0]!.id).toBe(crm!.id);
+
+    // An id that is not this agent's, or one given twice, is refused and changes nothing.
+    const other = await call('/functions/v1/agent-create', { method: 'POST', body: fullAgent });
+    const otherHook = (other.json.webhooks as Json[])[0]!.id;
+    for (const [webhooks, message] of [
+      [
+        [{ id: otherHook, name: 'x', url: 'https://x.example/' }],
+        "webhooks[0].id must be the id of one of the agent's webhooks",
+      ],
+      [
+        [
+          { id: crm!.id, name: 'a', url: 'https://a.example/' },
+          { id: crm!.id, name: 'b', url: 'https://b.example/' },
+        ],
+        'webhooks[1].id is given twice',
+      ],
+    ] as const) {
+      const res = await call(`/functions/v1/agent-modify/${id}`, { method: 'PATCH', body: { webhooks } });
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ status: 'error', message });
+    }
+    expect(await stored()).toEqual(after);
+  });
+
   it('refuses flow agents with 422, while reads work and never show flow internals', async () => {
     const flow = await createFlowAgent(api.deps, {
       accountId: alpha.account.id,

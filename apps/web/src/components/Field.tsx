@@ -1,4 +1,10 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import {
+  useId,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from 'react';
 
 type Described = { label: string; error?: string | undefined; hint?: string };
 
@@ -64,6 +70,25 @@ export function SelectField({
         <select id={id} aria-invalid={invalid} aria-describedby={describedBy} {...select}>
           {children}
         </select>
+      )}
+    />
+  );
+}
+
+/** A labelled text area with its error beside it. */
+export function TextAreaField({
+  label,
+  error,
+  hint,
+  ...textarea
+}: Described & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <Labelled
+      label={label}
+      error={error}
+      {...(hint ? { hint } : {})}
+      control={({ id, describedBy, invalid }) => (
+        <textarea id={id} aria-invalid={invalid} aria-describedby={describedBy} {...textarea} />
       )}
     />
   );

@@ -8,7 +8,8 @@ export function Pager({
   onNext,
   what,
 }: {
-  total: number;
+  /** Omitted where the api gives no total. */
+  total?: number;
   shown: number;
   pageIndex: number;
   hasNext: boolean;
@@ -19,7 +20,9 @@ export function Pager({
   return (
     <nav className="pager" aria-label={`${what} pages`}>
       <span aria-live="polite">
-        {total.toLocaleString()} {what} · page {pageIndex + 1} ({shown} shown)
+        {total === undefined
+          ? `Page ${pageIndex + 1} (${shown} shown)`
+          : `${total.toLocaleString()} ${what} · page ${pageIndex + 1} (${shown} shown)`}
       </span>
       <button type="button" className="secondary" onClick={onPrevious} disabled={pageIndex === 0}>
         Previous

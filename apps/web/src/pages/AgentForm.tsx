@@ -1,61 +1,121 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { CreateAgentInput, MAX_WEBHOOKS, ModifyAgentInput } from '@voice/core/schemas';
+import {
+  CreateAgentInput,
+  DuplicateAgentInput,
+  MAX_WEBHOOKS,
+  ModifyAgentInput,
+  type ModifyWebhookInput,
+} from '@voice/core/schemas';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../api';
-import { Field, SelectField } from '../components/Field';
+import { Field, SelectField, TextAreaField } from '../components/Field';
 import { ErrorMessage, Pending } from '../components/Messages';
+import { VoiceSample } from '../components/VoiceSample';
 
 type Agent = Outputs['agents']['get'];
+
+/** A webhook being edited: an existing one (with its id) keeps its write-only parts unless told. */
 interface WebhookRow {
   key: number;
+  id?: string;
+  name: string;
+  url: string;
+  hasSecret: boolean;
+  hasHeaders: boolean;
+  secret: string;
+  removeSecret: boolean;
+  headerName: string;
+  headerValue: string;
+  removeHeaders: boolean;
+}
+interface ProvidedRow {
+  key: number;
+  name: string;
+  description: string;
+  default: string;
+}
+interface ExtractedRow {
+  key: number;
+  name: string;
+  description: string;
+  required: boolean;
 }
 
-function TextArea({
-  label,
-  name,
-  defaultValue,
-  error,
-  rows = 4,
-}: {
-  label: string;
-  name: string;
-  defaultValue?: string;
-  error?: string | undefined;
-  rows?: number;
-}) {
-  return (
-    <div className="field">
-      <label htmlFor={`agent-${name}`}>{label}</label>
-      <textarea
-        id={`agent-${name}`}
-        name={name}
-        rows={rows}
-        defaultValue={defaultValue}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `agent-${name}-error` : undefined}
-      />
-      {error && (
-        <p id={`agent-${name}-error`} className="field-error" role="alert">
-          {error}
-        </p>
-      )}
-    </div>
-  );
+let nextKey = 0;
+const newKey = () => (nextKey += 1);
+
+const emptyWebhook = (): WebhookRow => ({
+  key: newKey(),
+  name: '',
+  url: '',
+  hasSecret: false,
+  hasHeaders: false,
+  secret: '',
+  removeSecret: false,
+  headerName: '',
+  headerValue: '',
+  removeHeaders: false,
+});
+
+/** The webhook as the API takes it: an existing one sends its id and only the write-only parts changed. */
+function webhookInput(row: WebhookRow): ModifyWebhookInput {
+  const headerName = row.headerName.trim();
+  const secret = row.secret ? { secret: row.secret } : row.removeSecret ? { secret: null } : {};
+  const headers = headerName
+    ? { headers: { [headerName]: row.headerValue } }
+    : row.removeHeaders
+      ? { headers: null }
+      : {};
+  return { ...(row.id ? { id: row.id } : {}), name: row.name, url: row.url, ...secret, ...headers };
+}
+
+/** One list of the form (webhooks, variables): its rows, and how to change one, add one, remove one. */
+function useRows<Row extends { key: number }>(initial: () => Row[]) {
+  const [rows, setRows] = useState(initial);
+  return {
+    rows,
+    change: (key: number, changes: Partial<Row>) =>
+      setRows((current) => current.map((row) => (row.key === key ? { ...row, ...changes } : row))),
+    add: (row: Row) => setRows((current) => [...current, row]),
+    remove: (key: number) => setRows((current) => current.filter((row) => row.key !== key)),
+  };
 }
 
 /**
  * An agent's form, for a new agent or an existing one (single-prompt agents; flow agents are read-only
  * here). Checked with the API's own schema before it is sent; the API's answer, if it refuses, is
  * shown beside the field it names. Webhook secrets and header values are write-only: typed here, sent
- * once, never shown again (the API answers only whether a webhook has them).
+ * once, never shown again (the API answers only whether a webhook has them); an existing webhook keeps
+ * them unless a new value is typed or their removal ticked.
  */
 function AgentEditor({ agent }: { agent: Agent | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [invalid, setInvalid] = useState<Error | null>(null);
-  const [webhooks, setWebhooks] = useState<WebhookRow[]>([]);
-  const [nextKey, setNextKey] = useState(0);
+  const [voice, setVoice] = useState(agent?.voice ?? '');
+  const [language, setLanguage] = useState(agent?.language ?? 'en-US');
+  const webhooks = useRows<WebhookRow>(() =>
+    (agent?.webhooks ?? []).map((hook) => ({
+      ...emptyWebhook(),
+      id: hook.id,
+      name: hook.name,
+      url: hook.url,
+      hasSecret: hook.has_secret,
+      hasHeaders: hook.has_headers,
+    })),
+  );
+  const provided = useRows<ProvidedRow>(() =>
+    (agent?.variables_provided ?? []).map((variable) => ({
+      key: newKey(),
+      name: variable.name,
+      description: variable.description,
+      default: variable.default ?? '',
+    })),
+  );
+  const extracted = useRows<ExtractedRow>(() =>
+    (agent?.variables_extracted ?? []).map((variable) => ({ key: newKey(), ...variable })),
+  );
   const voices = useQuery({ queryKey: ['voices.list'], queryFn: () => api.voices.list.query() });
   const save = useMutation({
     mutationFn: (input: { create: CreateAgentInput } | { modify: ModifyAgentInput }) =>
@@ -77,54 +137,59 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       name: text('name'),
       prompt: text('prompt'),
       welcome_message: text('welcome_message'),
-      language: text('language'),
-      voice: text('voice'),
+      language,
+      voice: voice || (voices.data?.voices[0]?.display_name ?? ''),
+      variables_provided: provided.rows.map((row) => ({
+        name: row.name.trim(),
+        ...(row.description ? { description: row.description } : {}),
+        ...(row.default ? { default: row.default } : {}),
+      })),
+      variables_extracted: extracted.rows.map((row) => ({
+        name: row.name.trim(),
+        ...(row.description ? { description: row.description } : {}),
+        required: row.required,
+      })),
+      webhooks: webhooks.rows.map(webhookInput),
     };
-    const hooks = webhooks.map(({ key }) => {
-      const headerName = text(`webhook-${key}-header-name`).trim();
-      return {
-        name: text(`webhook-${key}-name`),
-        url: text(`webhook-${key}-url`),
-        ...(text(`webhook-${key}-secret`) ? { secret: text(`webhook-${key}-secret`) } : {}),
-        ...(headerName ? { headers: { [headerName]: text(`webhook-${key}-header-value`) } } : {}),
-      };
-    });
-    if (agent) {
-      const parsed = ModifyAgentInput.safeParse(fields);
-      if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-      setInvalid(null);
-      return save.mutate({ modify: parsed.data });
-    }
-    const parsed = CreateAgentInput.safeParse({ ...fields, webhooks: hooks });
+    const parsed = agent ? ModifyAgentInput.safeParse(fields) : CreateAgentInput.safeParse(fields);
     if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
     setInvalid(null);
-    save.mutate({ create: parsed.data });
+    save.mutate(agent ? { modify: parsed.data } : { create: parsed.data as CreateAgentInput });
   }
 
   const error = invalid ?? save.error;
-  const named = ['name', 'prompt', 'welcome_message', 'language', 'voice', 'webhooks'];
-  const formError =
-    error && !named.some((field) => fieldError(error, field)) ? errorMessage(error) : undefined;
-  /** A webhook field's problem: as the schema words it, or as the api's URL check does (`webhooks[0] ("crm"): url ...`). */
-  const webhookError = (index: number, field: string) => {
-    const direct = fieldError(error, `webhooks[${index}].${field}`);
+  /** A list row's problem: as the schema words it, or as the api's URL check does (`webhooks[0] ("crm"): url ...`). */
+  const rowError = (list: string, index: number, field: string) => {
+    const direct = fieldError(error, `${list}[${index}].${field}`);
     if (direct || !error) return direct;
     const message = errorMessage(error);
-    const named = message.match(/^webhooks\[(\d+)\] \(.*?\): (\w+) (.*)$/s);
-    return named && Number(named[1]) === index && named[2] === field ? `${named[2]} ${named[3]}` : undefined;
+    const named = message.match(/^(\w+)\[(\d+)\] \(.*?\): (\w+) (.*)$/s);
+    return named && named[1] === list && Number(named[2]) === index && named[3] === field
+      ? `${named[3]} ${named[4]}`
+      : undefined;
   };
+  const listError = (list: string, count: number, fields: string[]) => {
+    const message = fieldError(error, list);
+    const onRow = Array.from({ length: count }).some((_, index) =>
+      fields.some((field) => rowError(list, index, field)),
+    );
+    return message && !onRow ? message : undefined;
+  };
+  const named = ['name', 'prompt', 'welcome_message', 'language', 'voice', 'variables_', 'webhooks'];
+  const formError =
+    error && !named.some((field) => errorMessage(error).startsWith(field)) ? errorMessage(error) : undefined;
 
   return (
     <form className="form" onSubmit={submit} noValidate>
       <Field label="Name" name="name" defaultValue={agent?.name ?? ''} error={fieldError(error, 'name')} />
-      <TextArea
+      <TextAreaField
         label="Prompt"
         name="prompt"
         rows={8}
         defaultValue={agent?.prompt ?? ''}
         error={fieldError(error, 'prompt')}
       />
-      <TextArea
+      <TextAreaField
         label="Welcome message"
         name="welcome_message"
         rows={2}
@@ -135,106 +200,197 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
         <Field
           label="Language"
           name="language"
-          defaultValue={agent?.language ?? 'en-US'}
+          value={language}
+          onChange={(event) => setLanguage(event.target.value)}
           hint="A language code: en, en-US, he"
           error={fieldError(error, 'language')}
         />
         <SelectField
           label="Voice"
           name="voice"
-          key={voices.data ? 'loaded' : 'loading'}
-          defaultValue={agent?.voice ?? voices.data?.voices[0]?.id ?? ''}
+          value={voice || voices.data?.voices[0]?.display_name || ''}
+          onChange={(event) => setVoice(event.target.value)}
           error={fieldError(error, 'voice')}
         >
-          {voices.data?.voices.map((voice) => (
-            <option key={voice.id} value={voice.id}>
-              {voice.display_name} ({voice.language}, {voice.provider})
+          {voices.data?.voices.map((option) => (
+            <option key={option.id} value={option.display_name}>
+              {option.display_name} ({option.gender}, {option.language})
             </option>
           ))}
         </SelectField>
+        <VoiceSample voice={voice || voices.data?.voices[0]?.display_name || ''} language={language} />
       </div>
+
+      <fieldset className="choices">
+        <legend>Variables given to each call</legend>
+        <p className="hint">
+          Filled from the dial or the campaign's CSV; the prompt uses them as {'{{name}}'}.
+        </p>
+        {provided.rows.map((row, index) => (
+          <div key={row.key} className="row" role="group" aria-label={`Given variable ${index + 1}`}>
+            <Field
+              label="Variable name"
+              value={row.name}
+              onChange={(event) => provided.change(row.key, { name: event.target.value })}
+              error={rowError('variables_provided', index, 'name')}
+            />
+            <Field
+              label="Description"
+              value={row.description}
+              onChange={(event) => provided.change(row.key, { description: event.target.value })}
+              error={rowError('variables_provided', index, 'description')}
+            />
+            <Field
+              label="Default"
+              value={row.default}
+              onChange={(event) => provided.change(row.key, { default: event.target.value })}
+              error={rowError('variables_provided', index, 'default')}
+            />
+            <button type="button" className="secondary" onClick={() => provided.remove(row.key)}>
+              Remove given variable {index + 1}
+            </button>
+          </div>
+        ))}
+        <ErrorMessage
+          error={listError('variables_provided', provided.rows.length, ['name', 'description', 'default'])}
+        />
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => provided.add({ key: newKey(), name: '', description: '', default: '' })}
+        >
+          Add given variable
+        </button>
+      </fieldset>
+
+      <fieldset className="choices">
+        <legend>Variables extracted from each call</legend>
+        {extracted.rows.map((row, index) => (
+          <div key={row.key} className="row" role="group" aria-label={`Extracted variable ${index + 1}`}>
+            <Field
+              label="Variable name"
+              value={row.name}
+              onChange={(event) => extracted.change(row.key, { name: event.target.value })}
+              error={rowError('variables_extracted', index, 'name')}
+            />
+            <Field
+              label="What to extract"
+              value={row.description}
+              onChange={(event) => extracted.change(row.key, { description: event.target.value })}
+              error={rowError('variables_extracted', index, 'description')}
+            />
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={row.required}
+                onChange={(event) => extracted.change(row.key, { required: event.target.checked })}
+              />{' '}
+              Required
+            </label>
+            <button type="button" className="secondary" onClick={() => extracted.remove(row.key)}>
+              Remove extracted variable {index + 1}
+            </button>
+          </div>
+        ))}
+        <ErrorMessage
+          error={listError('variables_extracted', extracted.rows.length, ['name', 'description'])}
+        />
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => extracted.add({ key: newKey(), name: '', description: '', required: false })}
+        >
+          Add extracted variable
+        </button>
+      </fieldset>
+
       <fieldset className="choices">
         <legend>Webhooks</legend>
-        {agent?.webhooks.map((hook) => (
-          <p key={hook.id}>
-            {hook.name} → {hook.url}
-            {hook.has_secret ? ' · signed with its own secret' : ''}
-            {hook.has_headers ? ' · custom headers set' : ''}
-          </p>
-        ))}
-        {agent && <p className="hint">Webhooks of an existing agent are changed through the API.</p>}
-        {!agent &&
-          webhooks.map(({ key }, index) => (
-            <div key={key} className="webhook" role="group" aria-label={`Webhook ${index + 1}`}>
-              <div className="row">
-                <Field
-                  label="Webhook name"
-                  name={`webhook-${key}-name`}
-                  error={webhookError(index, 'name')}
-                />
-                <Field
-                  label="URL"
-                  name={`webhook-${key}-url`}
-                  type="url"
-                  placeholder="https://"
-                  error={webhookError(index, 'url')}
-                />
-              </div>
-              <div className="row">
-                <Field
-                  label="Signing secret (optional)"
-                  name={`webhook-${key}-secret`}
-                  type="password"
-                  autoComplete="off"
-                  hint="Write-only: it is never shown again"
-                  error={webhookError(index, 'secret')}
-                />
-                <Field
-                  label="Header name (optional)"
-                  name={`webhook-${key}-header-name`}
-                  autoComplete="off"
-                />
-                <Field
-                  label="Header value"
-                  name={`webhook-${key}-header-value`}
-                  type="password"
-                  autoComplete="off"
-                  error={webhookError(index, 'headers')}
-                />
-              </div>
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => setWebhooks(webhooks.filter((w) => w.key !== key))}
-              >
-                Remove webhook {index + 1}
-              </button>
+        {webhooks.rows.map((row, index) => (
+          <div key={row.key} className="webhook" role="group" aria-label={`Webhook ${index + 1}`}>
+            <div className="row">
+              <Field
+                label="Webhook name"
+                value={row.name}
+                onChange={(event) => webhooks.change(row.key, { name: event.target.value })}
+                error={rowError('webhooks', index, 'name')}
+              />
+              <Field
+                label="URL"
+                type="url"
+                placeholder="https://"
+                value={row.url}
+                onChange={(event) => webhooks.change(row.key, { url: event.target.value })}
+                error={rowError('webhooks', index, 'url')}
+              />
             </div>
-          ))}
-        {!agent && webhooks.length < MAX_WEBHOOKS && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setWebhooks([...webhooks, { key: nextKey }]);
-              setNextKey(nextKey + 1);
-            }}
-          >
+            <div className="row">
+              <Field
+                label={row.hasSecret ? 'New signing secret (optional)' : 'Signing secret (optional)'}
+                type="password"
+                autoComplete="off"
+                value={row.secret}
+                onChange={(event) => webhooks.change(row.key, { secret: event.target.value })}
+                hint={
+                  row.hasSecret
+                    ? 'A secret is set and kept unless you type a new one'
+                    : 'Write-only: it is never shown again'
+                }
+                error={rowError('webhooks', index, 'secret')}
+              />
+              <Field
+                label="Header name (optional)"
+                autoComplete="off"
+                value={row.headerName}
+                onChange={(event) => webhooks.change(row.key, { headerName: event.target.value })}
+                {...(row.hasHeaders ? { hint: 'Headers are set; a header typed here replaces them' } : {})}
+              />
+              <Field
+                label="Header value"
+                type="password"
+                autoComplete="off"
+                value={row.headerValue}
+                onChange={(event) => webhooks.change(row.key, { headerValue: event.target.value })}
+                error={rowError('webhooks', index, 'headers')}
+              />
+            </div>
+            {(row.hasSecret || row.hasHeaders) && (
+              <div className="row">
+                {row.hasSecret && (
+                  <label className="inline">
+                    <input
+                      type="checkbox"
+                      checked={row.removeSecret}
+                      onChange={(event) => webhooks.change(row.key, { removeSecret: event.target.checked })}
+                    />{' '}
+                    Remove the secret
+                  </label>
+                )}
+                {row.hasHeaders && (
+                  <label className="inline">
+                    <input
+                      type="checkbox"
+                      checked={row.removeHeaders}
+                      onChange={(event) => webhooks.change(row.key, { removeHeaders: event.target.checked })}
+                    />{' '}
+                    Remove the headers
+                  </label>
+                )}
+              </div>
+            )}
+            <button type="button" className="secondary" onClick={() => webhooks.remove(row.key)}>
+              Remove webhook {index + 1}
+            </button>
+          </div>
+        ))}
+        <ErrorMessage
+          error={listError('webhooks', webhooks.rows.length, ['name', 'url', 'secret', 'headers'])}
+        />
+        {webhooks.rows.length < MAX_WEBHOOKS && (
+          <button type="button" className="secondary" onClick={() => webhooks.add(emptyWebhook())}>
             Add webhook
           </button>
         )}
-        {fieldError(error, 'webhooks') &&
-          !webhooks.some(
-            (_, i) =>
-              webhookError(i, 'name') ||
-              webhookError(i, 'url') ||
-              webhookError(i, 'secret') ||
-              webhookError(i, 'headers'),
-          ) && (
-            <p className="field-error" role="alert">
-              {fieldError(error, 'webhooks')}
-            </p>
-          )}
       </fieldset>
       <ErrorMessage error={formError} />
       <div className="actions">
@@ -244,6 +400,69 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
         <Link to="/agents">Cancel</Link>
       </div>
     </form>
+  );
+}
+
+/** A copy of the agent under a new name (its webhooks' write-only parts copied by the api). */
+function DuplicateAgent({ agent }: { agent: Agent }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [invalid, setInvalid] = useState<Error | null>(null);
+  const duplicate = useMutation({
+    mutationFn: (input: DuplicateAgentInput) =>
+      api.agents.duplicate.mutate({ agent_id: agent.agent_id, ...input }),
+    onSuccess: (copy) => {
+      void queryClient.invalidateQueries({ queryKey: ['agents.list'] });
+      void navigate(`/agents/${copy.agent_id}`);
+    },
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const parsed = DuplicateAgentInput.safeParse({
+      agent_name: new FormData(event.currentTarget).get('agent_name'),
+    });
+    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
+    setInvalid(null);
+    duplicate.mutate(parsed.data);
+  }
+  const error = invalid ?? duplicate.error;
+  return (
+    <form className="form inline-form" onSubmit={submit} noValidate aria-label="Duplicate agent">
+      <Field
+        label="Name of the copy"
+        name="agent_name"
+        defaultValue={`${agent.name} (copy)`}
+        error={fieldError(error, 'agent_name') ?? (error ? errorMessage(error) : undefined)}
+      />
+      <div className="actions">
+        <button type="submit" className="secondary" disabled={duplicate.isPending}>
+          Duplicate
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A flow agent, shown as it is: it is edited where its flow is designed, not here. */
+function FlowAgentView({ agent }: { agent: Agent }) {
+  return (
+    <>
+      <p>A conversational flow agent: read-only here.</p>
+      <dl className="details">
+        <dt>Language</dt>
+        <dd>{agent.language}</dd>
+        <dt>Voice</dt>
+        <dd>{agent.voice}</dd>
+        <dt>Welcome message</dt>
+        <dd>{agent.welcome_message || '—'}</dd>
+        <dt>Given variables</dt>
+        <dd>{agent.variables_provided.map((variable) => variable.name).join(', ') || '—'}</dd>
+        <dt>Extracted variables</dt>
+        <dd>{agent.variables_extracted.map((variable) => variable.name).join(', ') || '—'}</dd>
+        <dt>Webhooks</dt>
+        <dd>{agent.webhooks.map((hook) => `${hook.name} → ${hook.url}`).join(', ') || '—'}</dd>
+      </dl>
+    </>
   );
 }
 
@@ -273,10 +492,12 @@ export function EditAgentPage() {
       </p>
       <h1>{agent.data.name}</h1>
       {agent.data.agent_type === 'conversationalFlow' ? (
-        <p>A conversational flow agent: read-only here.</p>
+        <FlowAgentView agent={agent.data} />
       ) : (
-        <AgentEditor agent={agent.data} />
+        <AgentEditor key={agent.data.agent_id} agent={agent.data} />
       )}
+      <h2>Duplicate</h2>
+      <DuplicateAgent agent={agent.data} />
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { formatDuration, formatTime, humanize } from '../format';
+import { formatDuration, formatPreciseTime, formatTime, humanize } from '../format';
 import { ErrorMessage, Pending } from '../components/Messages';
 
 type Delivery = Outputs['webhooks']['deliveries']['list'][number];
@@ -103,6 +103,38 @@ function DeliveryRow({ delivery }: { delivery: Delivery }) {
   );
 }
 
+const TIMELINE_LABELS: Record<Outputs['calls']['timeline']['events'][number]['event'], string> = {
+  created: 'Created',
+  dial_sent: 'Dial sent to the carrier',
+  ringing: 'Ringing',
+  answered: 'Answered',
+  media_started: 'Conversation started',
+  conversation_stored: 'Conversation stored',
+  ended: 'Ended',
+};
+
+/** What happened to the call, in order, at the carrier's and the service's times. */
+function Timeline({ callId, status }: { callId: string; status: string }) {
+  const timeline = useQuery({
+    // The status in the key: a call that moves on shows its new steps.
+    queryKey: ['calls.timeline', callId, status],
+    queryFn: () => api.calls.timeline.query({ call_id: callId }),
+  });
+  if (!timeline.data) return <ErrorMessage error={timeline.error} />;
+  return (
+    <ol className="timeline">
+      {timeline.data.events.map((entry) => (
+        <li key={entry.event}>
+          <time dateTime={entry.at}>{formatPreciseTime(entry.at)}</time>{' '}
+          <strong>{TIMELINE_LABELS[entry.event]}</strong>
+          {entry.status && entry.event === 'ended' ? ` · ${humanize(entry.status)}` : ''}
+          {entry.detail ? ` · ${humanize(entry.detail)}` : ''}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** A call: what was said, the recording, what was collected, its webhooks; deletion (dashboard only). */
 export function CallPage() {
   const { callId = '' } = useParams();
@@ -167,6 +199,8 @@ export function CallPage() {
           </div>
         )}
       </dl>
+      <h2>Timeline</h2>
+      <Timeline callId={data.call_id} status={data.call_status} />
       <h2>Recording</h2>
       {data.recording_url ? (
         <audio controls preload="metadata" src={sameOrigin(data.recording_url)} aria-label="Call recording" />

@@ -13,7 +13,13 @@ import {
 } from './agent-view';
 import { loadAgent } from './get-agent';
 import { resolveVoice } from './resolve-voice';
-import { callHandlingProblems, type AgentView, type ModifyAgentInput } from './schemas';
+import {
+  callHandlingProblems,
+  type AgentView,
+  type ModifyAgentInput,
+  type ModifyWebhookInput,
+  type WebhookInput,
+} from './schemas';
 import { storedExtractedVariables, storedProvidedVariables } from './variables';
 import { assertWebhooksAllowed, webhookRows } from './webhook-config';
 
@@ -53,6 +59,30 @@ function editableState(row: AgentRow, config: SecretsConfig | null) {
   };
 }
 
+/**
+ * The webhooks a modify asks for, complete: one given with the `id` of a current webhook keeps that
+ * id, and its stored secret and headers where it omits them (`null` removes them).
+ */
+function resolveWebhooks(
+  current: AgentRow,
+  opened: { secret: string | null; headers: Record<string, string> }[],
+  webhooks: readonly ModifyWebhookInput[],
+): (WebhookInput & { id?: string })[] {
+  return webhooks.map(({ id, secret, headers, ...rest }, index) => {
+    if (id === undefined) return { ...rest, ...(secret ? { secret } : {}), ...(headers ? { headers } : {}) };
+    const position = current.webhooks.findIndex((webhook) => webhook.id === id);
+    if (position < 0 || webhooks.findIndex((other) => other.id === id) !== index)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `webhooks[${index}].id ${position < 0 ? "must be the id of one of the agent's webhooks" : 'is given twice'}`,
+      );
+    const stored = opened[position]!;
+    const keptSecret = secret === undefined ? stored.secret : secret;
+    const keptHeaders = headers === undefined ? stored.headers : (headers ?? {});
+    return { id, ...rest, ...(keptSecret ? { secret: keptSecret } : {}), headers: keptHeaders };
+  });
+}
+
 /** The agent as modified must still be able to do what it is set to (the create schema's rules). */
 function assertCallHandling(agent: {
   transferCallEnabled: boolean;
@@ -83,6 +113,13 @@ export async function modifyAgent(
   if (input.webhooks) await assertWebhooksAllowed(deps, input.webhooks);
 
   const before = editableState(current, input.webhooks ? deps.config : null);
+  const webhooks = input.webhooks
+    ? resolveWebhooks(
+        current,
+        before.webhooks as { secret: string | null; headers: Record<string, string> }[],
+        input.webhooks,
+      )
+    : null;
   const after = {
     name: input.name ?? before.name,
     prompt: input.prompt ?? before.prompt,
@@ -106,8 +143,8 @@ export async function modifyAgent(
     ringTimeoutSeconds:
       input.ring_timeout_seconds === undefined ? before.ringTimeoutSeconds : input.ring_timeout_seconds,
     llmModel: input.llm_model === undefined ? before.llmModel : input.llm_model,
-    webhooks: input.webhooks
-      ? input.webhooks.map(({ name, url, secret, headers }) => ({
+    webhooks: webhooks
+      ? webhooks.map(({ name, url, secret, headers }) => ({
           name,
           url,
           secret: secret ?? null,
@@ -121,10 +158,14 @@ export async function modifyAgent(
 
   const now = deps.clock.now();
   const row = await deps.db.$transaction(async (tx) => {
-    if (input.webhooks) {
+    if (webhooks) {
       await tx.agentWebhook.deleteMany({ where: { agentId: current.id } });
       await tx.agentWebhook.createMany({
-        data: webhookRows(deps.config, input.webhooks).map((row) => ({ ...row, agentId: current.id })),
+        data: webhookRows(deps.config, webhooks).map((row, index) => ({
+          ...row,
+          ...(webhooks[index]!.id ? { id: webhooks[index]!.id } : {}),
+          agentId: current.id,
+        })),
       });
     }
     return tx.agent.update({

@@ -93,6 +93,17 @@ const WebhookHeaders = z.record(z.string(), z.string()).superRefine((headers, ct
   }
 });
 
+const WebhookSecret = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(256, 'must be at most 256 characters')
+  .refine(
+    (secret) =>
+      !secret.startsWith('whsec_') ||
+      /^whsec_(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(secret),
+    'a whsec_ secret must be whsec_ followed by base64 of at least 12 bytes',
+  );
+
 export const WebhookInput = z.object({
   name: z
     .string()
@@ -100,22 +111,28 @@ export const WebhookInput = z.object({
     .min(1, 'must not be empty')
     .max(WEBHOOK_NAME_MAX, `must be at most ${WEBHOOK_NAME_MAX} characters`),
   url: z.string().trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
-  secret: z
-    .string()
-    .min(8, 'must be at least 8 characters')
-    .max(256, 'must be at most 256 characters')
-    .refine(
-      (secret) =>
-        !secret.startsWith('whsec_') ||
-        /^whsec_(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(secret),
-      'a whsec_ secret must be whsec_ followed by base64 of at least 12 bytes',
-    )
-    .optional(),
+  secret: WebhookSecret.optional(),
   headers: WebhookHeaders.optional(),
 });
 export type WebhookInput = z.infer<typeof WebhookInput>;
 
 const Webhooks = z.array(WebhookInput).max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per agent`);
+
+/**
+ * A webhook in agent-modify (an extension of the spec's Webhook): with the `id` of one of the agent's
+ * webhooks, an omitted `secret` or `headers` keeps the stored one and `null` removes it, so a client
+ * can change a webhook's name or URL without knowing its write-only parts. Without an `id`, it is a
+ * new webhook as in agent-create.
+ */
+export const ModifyWebhookInput = WebhookInput.extend({
+  id: z.uuid("must be the id of one of the agent's webhooks").optional(),
+  secret: WebhookSecret.nullable().optional(),
+  headers: WebhookHeaders.nullable().optional(),
+});
+export type ModifyWebhookInput = z.infer<typeof ModifyWebhookInput>;
+const ModifyWebhooks = z
+  .array(ModifyWebhookInput)
+  .max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per agent`);
 
 const AgentName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const Prompt = z
@@ -229,7 +246,7 @@ export const ModifyAgentInput = z.object({
   welcome_message: WelcomeMessage.optional(),
   variables_provided: ProvidedVariables.optional(),
   variables_extracted: ExtractedVariables.optional(),
-  webhooks: Webhooks.optional(),
+  webhooks: ModifyWebhooks.optional(),
   notification_emails: NotificationEmails.optional(),
   transfer_call_enabled: z.boolean().optional(),
   transfer_call_destination: TransferDestination.optional(),

@@ -38,7 +38,7 @@ export function isAllowListed(url: URL, allowList: readonly string[]): boolean {
 /** Checks every webhook's URL; the error names the webhook by position and name, and the reason. */
 export async function assertWebhooksAllowed(
   deps: Pick<CoreDeps, 'resolveHost' | 'config'>,
-  webhooks: readonly WebhookInput[],
+  webhooks: readonly Pick<WebhookInput, 'name' | 'url'>[],
 ): Promise<void> {
   const problems = await Promise.all(webhooks.map((webhook) => webhookUrlProblem(deps, webhook.url)));
   const index = problems.findIndex((problem) => problem !== null);

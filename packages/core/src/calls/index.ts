@@ -8,6 +8,7 @@ export * from './call-runtime';
 export * from './carrier-progress';
 export * from './finish-call';
 export * from './call-ended';
+export * from './call-timeline';
 export * from './get-call';
 export * from './end-call';
 export * from './list-calls';

@@ -152,3 +152,10 @@ export const OlderFullCall = FullCall.extend({
   metadata: z.record(z.string(), z.unknown()).nullable(),
   end_timestamp: z.number().int().nullable(),
 });
+
+/** A test contact: calls to it are test calls (`is_test_call`), left out of lists by default. */
+export const AddTestContactInput = z.object({
+  phone_number: z.string(),
+  name: z.string().trim().max(100, 'must be at most 100 characters').optional(),
+});
+export type AddTestContactInput = z.infer<typeof AddTestContactInput>;

@@ -1,13 +1,8 @@
-import { z } from 'zod';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { parseE164 } from '../phone';
 import { inAccount } from '../scope';
-
-export const AddTestContactInput = z.object({
-  phone_number: z.string(),
-  name: z.string().trim().max(100).optional(),
-});
+import type { AddTestContactInput } from './schemas';
 
 const view = (row: { id: string; phoneNumber: string; name: string | null; createdAt: Date }) => ({
   id: row.id,
@@ -19,7 +14,7 @@ const view = (row: { id: string; phoneNumber: string; name: string | null; creat
 /** Calls to an account's test contacts are test calls (`is_test_call`), left out of lists by default. */
 export async function addTestContact(
   { db, clock }: CoreDeps,
-  { accountId, phone_number, name }: { accountId: string } & z.infer<typeof AddTestContactInput>,
+  { accountId, phone_number, name }: { accountId: string } & AddTestContactInput,
 ) {
   const phoneNumber = parseE164(phone_number, 'phone_number');
   const existing = await db.testContact.findFirst({ where: inAccount(accountId, { phoneNumber }) });

@@ -72,3 +72,30 @@ export function parseContactsCsv(
   }
   return { ok: true, contacts, problems };
 }
+
+export const DO_NOT_CALL_HEADER_PROBLEM = 'the header must name a phone_number column';
+
+/**
+ * A do-not-call file's text (a header naming a `phone_number` column, other columns ignored): its
+ * numbers with their line numbers, and the lines without one. The numbers are checked by the api.
+ */
+export function parseDoNotCallCsv(
+  text: string,
+):
+  | { ok: true; numbers: { line: number; phone_number: string }[]; problems: CsvProblem[] }
+  | { ok: false; reason: string } {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const headerIndex = lines.findIndex((line) => line.trim() !== '');
+  if (headerIndex < 0) return { ok: false, reason: 'the file is empty' };
+  const column = (parseCsvLine(lines[headerIndex]!) ?? []).map((name) => name.trim()).indexOf('phone_number');
+  if (column < 0) return { ok: false, reason: DO_NOT_CALL_HEADER_PROBLEM };
+  const numbers: { line: number; phone_number: string }[] = [];
+  const problems: CsvProblem[] = [];
+  for (let i = headerIndex + 1; i < lines.length; i += 1) {
+    if (lines[i]!.trim() === '') continue;
+    const value = parseCsvLine(lines[i]!)?.[column]?.trim();
+    if (value) numbers.push({ line: i + 1, phone_number: value });
+    else problems.push({ line: i + 1, reason: 'no phone_number' });
+  }
+  return { ok: true, numbers, problems };
+}

@@ -1,23 +1,9 @@
-import { z } from 'zod';
 import { chunks } from '../chunks';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { parseE164 } from '../phone';
 import { inAccount } from '../scope';
-
-export const AddDoNotCallInput = z
-  .object({
-    phone_numbers: z.array(z.string()).min(1).max(10_000),
-    reason: z.string().max(200).optional(),
-  })
-  .strict();
-export type AddDoNotCallInput = z.input<typeof AddDoNotCallInput>;
-
-export const DoNotCallEntry = z.object({
-  phone_number: z.string(),
-  reason: z.string().nullable(),
-  created_at: z.string(),
-});
+import type { AddDoNotCallInput } from './schemas';
 
 /**
  * Adds numbers to the account's do-not-call list (already listed ones are kept as they are). Every
@@ -47,14 +33,6 @@ export async function removeDoNotCall(
   if (count === 0) throw new AppError('NOT_FOUND', 'Number is not on the do-not-call list');
   return { removed: true };
 }
-
-export const ListDoNotCallInput = z
-  .object({
-    limit: z.number().int().min(1).max(10_000).default(1000),
-    /** The last phone number of the previous page. */
-    after: z.string().optional(),
-  })
-  .strict();
 
 export async function listDoNotCall(
   { db }: CoreDeps,

@@ -45,6 +45,56 @@ describe('calls.* procedures', () => {
     expect(await api.calls.testContacts.list()).toEqual([]);
   });
 
+  it("timeline lists the steps a call reached, in the order they happened, inside the call's account", async () => {
+    const api = as(alpha.key);
+    const dialed = await api.calls.dial({ from_number: '+14155550100', to_number: '+14155550177' });
+    const created = (await deps.db.call.findUniqueOrThrow({ where: { id: dialed.call_id } })).createdAt;
+    const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);
+    expect((await api.calls.timeline({ call_id: dialed.call_id })).events).toEqual([
+      { event: 'created', at: created.toISOString(), status: 'initiated', detail: null },
+    ]);
+
+    // The carrier's progress and the end, as the call workflow records them.
+    await deps.db.callEvent.createMany({
+      data: [
+        { callId: dialed.call_id, status: 'ringing', at: at(2) },
+        { callId: dialed.call_id, status: 'ongoing', at: at(5) },
+      ],
+    });
+    await deps.db.call.update({
+      where: { id: dialed.call_id },
+      data: {
+        status: 'user_hangup',
+        dialAttemptedAt: at(1),
+        connectedAt: at(5),
+        answeredBy: 'human',
+        mediaStartedAt: at(5),
+        conversationEndedAt: at(40),
+        conversationEndReason: 'user_hangup',
+        endedAt: at(40),
+        disconnectionReason: 'user_hangup',
+      },
+    });
+    const { events } = await api.calls.timeline({ call_id: dialed.call_id });
+    expect(events.map((entry) => [entry.event, entry.at, entry.status, entry.detail])).toEqual([
+      ['created', created.toISOString(), 'initiated', null],
+      ['dial_sent', at(1).toISOString(), null, null],
+      ['ringing', at(2).toISOString(), 'ringing', null],
+      ['answered', at(5).toISOString(), 'ongoing', 'answered by human'],
+      ['media_started', at(5).toISOString(), null, null],
+      ['conversation_stored', at(40).toISOString(), null, 'user_hangup'],
+      ['ended', at(40).toISOString(), 'user_hangup', 'user_hangup'],
+    ]);
+
+    const notFound = await as(beta.key)
+      .calls.timeline({ call_id: dialed.call_id })
+      .then(
+        () => null,
+        (e: unknown) => e as TRPCError,
+      );
+    expect([notFound?.code, notFound?.message]).toEqual(['NOT_FOUND', 'Call not found']);
+  });
+
   it("keeps calls inside their account and refuses another account's number", async () => {
     const dialed = await as(alpha.key).calls.dial({ from_number: '+14155550100', to_number: '+14155550199' });
     const notFound = await as(beta.key)

@@ -8,6 +8,7 @@ import {
   deleteCall,
   dialCallIdempotently,
   getCall,
+  getCallTimeline,
   hangUpCall,
   listCalls,
   listTestContacts,
@@ -33,6 +34,12 @@ export const callsRouter = router({
   get: accountProcedure
     .input(CallId)
     .query(({ ctx, input }) => getCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  /** What happened to the call, in order: the dial, the carrier's progress, the conversation, the end. */
+  timeline: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) =>
+      getCallTimeline(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
+    ),
   list: accountProcedure
     .input(ListCallsInput.optional())
     .query(({ ctx, input }) =>

@@ -1,0 +1,148 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { AddPhoneNumberInput } from '@voice/core/schemas';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../api';
+import { Field } from '../components/Field';
+import { ErrorMessage } from '../components/Messages';
+import { formatTime } from '../format';
+
+type PhoneNumber = Outputs['phoneNumbers']['list'][number];
+type AgentOption = { agent_id: string; name: string };
+
+/** One number's agent: chosen from the account's agents, saved on its own (incoming calls reach it). */
+function AssignAgent({ number, agents }: { number: PhoneNumber; agents: AgentOption[] }) {
+  const queryClient = useQueryClient();
+  const [agentId, setAgentId] = useState(number.agent_id ?? '');
+  const assign = useMutation({
+    mutationFn: () =>
+      api.phoneNumbers.assign.mutate({ phone_number: number.phone_number, agent_id: agentId || null }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['phoneNumbers.list'] }),
+  });
+  const changed = agentId !== (number.agent_id ?? '');
+  return (
+    <form
+      className="inline-form"
+      aria-label={`Agent of ${number.phone_number}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        assign.mutate();
+      }}
+    >
+      <label className="visually-hidden" htmlFor={`agent-${number.phone_number_id}`}>
+        Agent of {number.phone_number}
+      </label>
+      <select
+        id={`agent-${number.phone_number_id}`}
+        value={agentId}
+        onChange={(event) => setAgentId(event.target.value)}
+      >
+        <option value="">No agent (calls are refused)</option>
+        {agents.map((agent) => (
+          <option key={agent.agent_id} value={agent.agent_id}>
+            {agent.name}
+          </option>
+        ))}
+      </select>{' '}
+      <button type="submit" className="secondary" disabled={!changed || assign.isPending}>
+        {agentId ? 'Assign' : 'Unassign'}
+      </button>
+      <ErrorMessage error={assign.error} />
+    </form>
+  );
+}
+
+function AddNumberForm() {
+  const queryClient = useQueryClient();
+  const [invalid, setInvalid] = useState<Error | null>(null);
+  const add = useMutation({
+    mutationFn: (input: AddPhoneNumberInput) => api.phoneNumbers.add.mutate(input),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['phoneNumbers.list'] }),
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const displayName = String(data.get('display_name') ?? '').trim();
+    const parsed = AddPhoneNumberInput.safeParse({
+      phone_number: String(data.get('phone_number') ?? '').trim(),
+      ...(displayName ? { display_name: displayName } : {}),
+    });
+    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
+    setInvalid(null);
+    add.mutate(parsed.data, { onSuccess: () => form.reset() });
+  }
+  const error = invalid ?? add.error;
+  const nameError = fieldError(error, 'display_name');
+  return (
+    <form className="form" onSubmit={submit} noValidate aria-label="Add a phone number">
+      <div className="row">
+        <Field
+          label="Phone number"
+          name="phone_number"
+          placeholder="+14155550123"
+          hint="A number of the carrier account, E.164"
+          error={error && !nameError ? errorMessage(error) : undefined}
+        />
+        <Field label="Display name (optional)" name="display_name" error={nameError} />
+      </div>
+      <div className="actions">
+        <button type="submit" disabled={add.isPending}>
+          Add number
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The account's phone numbers and the agent that answers each. */
+export function PhoneNumbersPage() {
+  const numbers = useQuery({ queryKey: ['phoneNumbers.list'], queryFn: () => api.phoneNumbers.list.query() });
+  const agents = useQuery({
+    queryKey: ['agents.list', { limit: 1000 }],
+    queryFn: () => api.agents.list.query({ limit: 1000 }),
+  });
+  const options = agents.data?.agents ?? [];
+  return (
+    <section>
+      <h1>Phone numbers</h1>
+      <ErrorMessage error={numbers.error ?? agents.error} />
+      {numbers.data && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Phone numbers</caption>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Name</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Added</th>
+              </tr>
+            </thead>
+            <tbody>
+              {numbers.data.map((number) => (
+                <tr key={number.phone_number_id}>
+                  <td>{number.phone_number_pretty}</td>
+                  <td>{number.display_name ?? '—'}</td>
+                  <td>
+                    {agents.data ? (
+                      <AssignAgent key={number.agent_id ?? ''} number={number} agents={options} />
+                    ) : number.agent_id ? (
+                      <Link to={`/agents/${number.agent_id}`}>{number.agent_name}</Link>
+                    ) : (
+                      'None'
+                    )}
+                  </td>
+                  <td>{formatTime(number.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {numbers.data.length === 0 && <p>No numbers yet.</p>}
+        </div>
+      )}
+      <h2>Add a number</h2>
+      <AddNumberForm />
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { AddTestContactInput } from '@voice/core/schemas';
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { Field } from '../components/Field';
+import { ErrorMessage } from '../components/Messages';
+import { formatTime } from '../format';
+
+/** The account's testers' phones: calls to them are test calls, left out of lists and counts by default. */
+export function TestContactsPage() {
+  const queryClient = useQueryClient();
+  const [invalid, setInvalid] = useState<Error | null>(null);
+  const contacts = useQuery({
+    queryKey: ['calls.testContacts.list'],
+    queryFn: () => api.calls.testContacts.list.query(),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['calls.testContacts.list'] });
+  const add = useMutation({
+    mutationFn: (input: AddTestContactInput) => api.calls.testContacts.add.mutate(input),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (phone_number: string) => api.calls.testContacts.remove.mutate({ phone_number }),
+    onSuccess: refresh,
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const name = String(data.get('name') ?? '').trim();
+    const parsed = AddTestContactInput.safeParse({
+      phone_number: String(data.get('phone_number') ?? '').trim(),
+      ...(name ? { name } : {}),
+    });
+    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
+    setInvalid(null);
+    add.mutate(parsed.data, { onSuccess: () => form.reset() });
+  }
+  const error = invalid ?? add.error;
+  const nameError = fieldError(error, 'name');
+  return (
+    <section>
+      <h1>Test contacts</h1>
+      <p className="hint">
+        Calls to these numbers are test calls: the call list leaves them out unless asked to include them.
+      </p>
+      <form className="form" onSubmit={submit} noValidate aria-label="Add a test contact">
+        <div className="row">
+          <Field
+            label="Phone number"
+            name="phone_number"
+            placeholder="+14155550123"
+            hint="E.164, with the country code"
+            error={error && !nameError ? errorMessage(error) : undefined}
+          />
+          <Field label="Whose phone (optional)" name="name" error={nameError} />
+        </div>
+        <div className="actions">
+          <button type="submit" disabled={add.isPending}>
+            Add test contact
+          </button>
+        </div>
+      </form>
+      <ErrorMessage error={contacts.error ?? remove.error} />
+      {contacts.data && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Test contacts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Whose</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {contacts.data.map((contact) => (
+                <tr key={contact.id}>
+                  <td>{contact.phone_number}</td>
+                  <td>{contact.name ?? '—'}</td>
+                  <td>{formatTime(contact.created_at)}</td>
+                  <td>
+                    <ConfirmButton
+                      label={`Remove ${contact.phone_number}`}
+                      question={`Remove ${contact.phone_number}? Its calls count as real calls from now on.`}
+                      confirmLabel="Remove"
+                      onConfirm={() => remove.mutate(contact.phone_number)}
+                      disabled={remove.isPending}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {contacts.data.length === 0 && <p>No test contacts yet.</p>}
+        </div>
+      )}
+    </section>
+  );
+}
