@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|campaign-get|webhooks|campaign|load|soak|start-up|voice] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -11,6 +11,7 @@ const benches = {
   soak: './soak',
   'start-up': './start-up',
   voice: './voice',
+  dashboard: './dashboard',
 } as const;
 const args = process.argv.slice(2);
 const serverFlag = args.indexOf('--server');
@@ -44,6 +45,7 @@ const built = spawnSync(
     '--filter=@voice/worker',
     '--filter=@voice/cli',
     '--filter=@voice/media',
+    '--filter=@voice/web',
     '--output-logs=errors-only',
   ],
   { cwd: root, stdio: 'inherit' },

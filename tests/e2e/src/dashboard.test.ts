@@ -3,7 +3,7 @@ import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startDashboardStack, type DashboardStack } from './stack';
+import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * A campaign manager's day in a real browser: an agent with a webhook, a campaign from a CSV whose bad
@@ -103,6 +103,7 @@ describe('the dashboard', () => {
     expect(rows[0]).toMatch(/^12/);
     expect(rows[1]).toMatch(/^23.*repeats row 1/);
     expect(rows[2]).toMatch(/^40.*timezone/);
+    await screenshot(page, 'campaign-preview');
     // Nothing is written until the campaign is created.
     expect(await campaignCount()).toBe(before);
 
@@ -119,6 +120,7 @@ describe('the dashboard', () => {
     expect(legend).toContain('dialed: 47');
     expect(legend).toContain('ended: 37');
     expect(legend).toContain('busy: 10');
+    await screenshot(page, 'campaign-live');
   });
 
   it("opens one of the campaign's calls and plays its recording", async () => {
@@ -136,6 +138,13 @@ describe('the dashboard', () => {
         }),
     );
     expect(duration).toBeGreaterThan(0.5);
+    await screenshot(page, 'call');
+    if (process.env.DASHBOARD_SCREENSHOTS) {
+      // The call list with the campaign's calls, for the docs.
+      await page.goto('/app/calls');
+      await page.locator('tbody tr').first().waitFor();
+      await screenshot(page, 'calls');
+    }
   });
 
   it('pauses and resumes a second campaign', async () => {

@@ -5,7 +5,7 @@ import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startDashboardStack, type DashboardStack } from './stack';
+import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * The rest of the dashboard in a real browser: editing an agent (variables, webhooks that keep their
@@ -252,6 +252,13 @@ async function seriousViolations(target: Page): Promise<string[]> {
   return violations;
 }
 
+/** The pages whose screenshots docs/dashboard.md shows. */
+const SCREENSHOTS: Record<string, string> = {
+  '/app/agents': 'agents',
+  [`/app/agents/${DEMO.agentId}`]: 'agent',
+  '/app/do-not-call': 'do-not-call',
+};
+
 describe('every page', () => {
   const pages = () => [
     '/app/agents',
@@ -293,6 +300,8 @@ describe('every page', () => {
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');
         const where = `${url} @${width}px`;
+        const shot = SCREENSHOTS[url];
+        if (shot) await screenshot(page, `${shot}${width < 600 ? '-phone' : ''}`);
         const violations = await seriousViolations(page);
         if (violations.length) found[where] = violations;
         // Wide tables scroll inside their own box; the page itself never scrolls sideways.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { seedDemo, type CoreDeps } from '@voice/core';
 import { serviceDeps } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
@@ -71,4 +72,19 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * Saves the page as `docs/images/dashboard-<name>.jpg` when DASHBOARD_SCREENSHOTS is set (how the
+ * screenshots in docs/dashboard.md are made: `DASHBOARD_SCREENSHOTS=1 pnpm --filter @voice/e2e-tests
+ * test`); does nothing otherwise.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env.DASHBOARD_SCREENSHOTS) return;
+  await page.screenshot({
+    path: fileURLToPath(new URL(`../../../docs/images/dashboard-${name}.jpg`, import.meta.url)),
+    type: 'jpeg',
+    quality: 80,
+    fullPage: false,
+  });
 }
