@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 
 /** Debian's Chromium; Playwright's own browser download is not used. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -26,4 +26,17 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-gpu',
     ],
   });
+}
+
+/** The duration (s) of an `<audio>` once its metadata has loaded; rejects on a media error. */
+export function audioDuration(audio: Locator): Promise<number> {
+  return audio.evaluate(
+    (element: HTMLAudioElement) =>
+      new Promise<number>((resolve, reject) => {
+        if (element.readyState >= 1) return resolve(element.duration);
+        element.addEventListener('loadedmetadata', () => resolve(element.duration));
+        element.addEventListener('error', () => reject(new Error(`media error ${element.error?.code}`)));
+        element.load();
+      }),
+  );
 }

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { addPhoneNumber, createAccount, createAgent, createCampaign, CreateCampaignInput } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioDuration } from './browser';
 import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
 
 /**
@@ -128,15 +130,7 @@ describe('the dashboard', () => {
     await page.waitForURL(/\/app\/calls\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'Transcript' }).waitFor();
     await page.getByText('Hello Caller').first().waitFor();
-    const duration = await page.locator('audio').evaluate(
-      (audio: HTMLAudioElement) =>
-        new Promise<number>((resolve, reject) => {
-          if (audio.readyState >= 1) return resolve(audio.duration);
-          audio.addEventListener('loadedmetadata', () => resolve(audio.duration));
-          audio.addEventListener('error', () => reject(new Error(`media error ${audio.error?.code}`)));
-          audio.load();
-        }),
-    );
+    const duration = await audioDuration(page.locator('audio'));
     expect(duration).toBeGreaterThan(0.5);
     await screenshot(page, 'call');
     if (process.env.DASHBOARD_SCREENSHOTS) {
@@ -216,7 +210,21 @@ describe('the dashboard', () => {
         draft: true,
       }),
     });
-    for (const path of [`/app/agents/${agent.agent_id}`, `/app/campaigns/${campaign.body.campaign_id}`]) {
+    const call = await stack.database.db.call.create({
+      data: {
+        id: randomUUID(),
+        accountId: other.account.id,
+        agentId: agent.agent_id,
+        fromNumber: '+16505550100',
+        toNumber: '+16505550199',
+        summary: 'Not yours',
+      },
+    });
+    for (const path of [
+      `/app/agents/${agent.agent_id}`,
+      `/app/campaigns/${campaign.body.campaign_id}`,
+      `/app/calls/${call.id}`,
+    ]) {
       await page.goto(path);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
       expect(await page.content()).not.toContain('Not yours');

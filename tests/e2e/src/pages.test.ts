@@ -5,6 +5,7 @@ import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioDuration } from './browser';
 import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
 
 /**
@@ -90,14 +91,7 @@ describe('agents', () => {
     await page.getByLabel('Language').fill('en-US');
     await page.getByRole('button', { name: 'Play sample' }).click();
     const audio = page.getByLabel(/^Steve saying: Hello/);
-    const duration = await audio.evaluate(
-      (element: HTMLAudioElement) =>
-        new Promise<number>((resolve, reject) => {
-          if (element.readyState >= 1) return resolve(element.duration);
-          element.addEventListener('loadedmetadata', () => resolve(element.duration));
-          element.addEventListener('error', () => reject(new Error(`media error ${element.error?.code}`)));
-        }),
-    );
+    const duration = await audioDuration(audio);
     expect(duration).toBeGreaterThan(1);
   });
 
@@ -206,6 +200,41 @@ describe('phone numbers and test contacts', () => {
     await page.getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByText('No test contacts yet.').waitFor();
     expect(await db().testContact.count()).toBe(0);
+  });
+});
+
+describe('the other forms', () => {
+  it("show the API's message beside the field for bad input, and write nothing", async () => {
+    const counts = async () => ({
+      keys: await db().apiKey.count(),
+      numbers: await db().phoneNumber.count(),
+      agents: await db().agent.count(),
+    });
+    const before = await counts();
+
+    await page.goto('/app/api-keys');
+    const keyForm = page.getByRole('form', { name: 'New API key' });
+    await keyForm.getByLabel('Key name').fill('k'.repeat(101));
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    await expect
+      .poll(() => keyForm.getByRole('alert').textContent())
+      .toBe('name must be at most 100 characters');
+
+    await page.goto('/app/phone-numbers');
+    const numberForm = page.getByRole('form', { name: 'Add a phone number' });
+    await numberForm.getByLabel('Phone number').fill('+1415');
+    await numberForm.getByRole('button', { name: 'Add number' }).click();
+    await expect
+      .poll(() => numberForm.getByRole('alert').textContent())
+      .toMatch(/^phone_number must be a valid phone number in E\.164 format/);
+
+    await page.goto(`/app/agents/${DEMO.agentId}`);
+    const duplicateForm = page.getByRole('form', { name: 'Duplicate agent' });
+    await duplicateForm.getByLabel('Name of the copy').fill('   ');
+    await duplicateForm.getByRole('button', { name: 'Duplicate' }).click();
+    await expect.poll(() => duplicateForm.getByRole('alert').textContent()).toBe('must not be empty');
+
+    expect(await counts()).toEqual(before);
   });
 });
 

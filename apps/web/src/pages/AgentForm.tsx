@@ -10,6 +10,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../api';
 import { Field, SelectField, TextAreaField } from '../components/Field';
+import { useCheckedSubmit } from '../checked-submit';
 import { ErrorMessage, Pending } from '../components/Messages';
 import { VoiceSample } from '../components/VoiceSample';
 
@@ -407,7 +408,6 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
 function DuplicateAgent({ agent }: { agent: Agent }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [invalid, setInvalid] = useState<Error | null>(null);
   const duplicate = useMutation({
     mutationFn: (input: DuplicateAgentInput) =>
       api.agents.duplicate.mutate({ agent_id: agent.agent_id, ...input }),
@@ -416,16 +416,12 @@ function DuplicateAgent({ agent }: { agent: Agent }) {
       void navigate(`/agents/${copy.agent_id}`);
     },
   });
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const parsed = DuplicateAgentInput.safeParse({
-      agent_name: new FormData(event.currentTarget).get('agent_name'),
-    });
-    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-    setInvalid(null);
-    duplicate.mutate(parsed.data);
-  }
-  const error = invalid ?? duplicate.error;
+  const { submit, error } = useCheckedSubmit(
+    DuplicateAgentInput,
+    (data) => ({ agent_name: data.get('agent_name') }),
+    (input) => duplicate.mutate(input),
+    duplicate.error,
+  );
   return (
     <form className="form inline-form" onSubmit={submit} noValidate aria-label="Duplicate agent">
       <Field

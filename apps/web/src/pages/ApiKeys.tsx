@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { CreateApiKeyInput } from '@voice/core/schemas';
-import { useState, type FormEvent } from 'react';
-import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { useState } from 'react';
+import { api, errorMessage, fieldError } from '../api';
+import { useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Field } from '../components/Field';
 import { formatTime } from '../format';
@@ -14,7 +15,6 @@ import { ErrorMessage } from '../components/Messages';
 export function ApiKeysPage() {
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: ['apiKeys.list'], queryFn: () => api.apiKeys.list.query() });
-  const [invalid, setInvalid] = useState<Error | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const create = useMutation({
     mutationFn: (input: CreateApiKeyInput) => api.apiKeys.create.mutate(input),
@@ -28,17 +28,16 @@ export function ApiKeysPage() {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['apiKeys.list'] }),
   });
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const parsed = CreateApiKeyInput.safeParse({ name: new FormData(form).get('name') });
-    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-    setInvalid(null);
-    setCreated(null);
-    create.mutate(parsed.data, { onSuccess: () => form.reset() });
-  }
+  const { submit, error } = useCheckedSubmit(
+    CreateApiKeyInput,
+    (data) => ({ name: data.get('name') }),
+    (input, reset) => {
+      setCreated(null);
+      create.mutate(input, { onSuccess: reset });
+    },
+    create.error,
+  );
 
-  const error = invalid ?? create.error;
   return (
     <section>
       <h1>API keys</h1>

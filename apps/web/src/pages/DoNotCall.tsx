@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AddDoNotCallInput, parseDoNotCallCsv } from '@voice/core/schemas';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
-import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { api, errorMessage, fieldError } from '../api';
+import { optionalText, useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
@@ -40,24 +41,20 @@ function useAddNumbers(onAdded: (result: Added) => void) {
 }
 
 function AddNumberForm() {
-  const [invalid, setInvalid] = useState<Error | null>(null);
   const [result, setResult] = useState<Added | null>(null);
   const add = useAddNumbers(setResult);
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    const reason = String(data.get('reason') ?? '').trim();
-    const parsed = AddDoNotCallInput.safeParse({
-      phone_numbers: [String(data.get('phone_number') ?? '').trim()].filter(Boolean),
-      ...(reason ? { reason } : {}),
-    });
-    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-    setInvalid(null);
-    setResult(null);
-    add.mutate(parsed.data, { onSuccess: () => form.reset() });
-  }
-  const error = invalid ?? add.error;
+  const { submit, error } = useCheckedSubmit(
+    AddDoNotCallInput,
+    (data) => ({
+      phone_numbers: [optionalText(data, 'phone_number')].filter(Boolean),
+      reason: optionalText(data, 'reason'),
+    }),
+    (input, reset) => {
+      setResult(null);
+      add.mutate(input, { onSuccess: reset });
+    },
+    add.error,
+  );
   const numberError = numberProblem(error);
   const reasonError = fieldError(error, 'reason');
   return (

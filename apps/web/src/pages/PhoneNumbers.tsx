@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AddPhoneNumberInput } from '@voice/core/schemas';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../api';
+import { api, errorMessage, fieldError, type Outputs } from '../api';
+import { optionalText, useCheckedSubmit } from '../checked-submit';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
 import { formatTime } from '../format';
@@ -54,25 +55,19 @@ function AssignAgent({ number, agents }: { number: PhoneNumber; agents: AgentOpt
 
 function AddNumberForm() {
   const queryClient = useQueryClient();
-  const [invalid, setInvalid] = useState<Error | null>(null);
   const add = useMutation({
     mutationFn: (input: AddPhoneNumberInput) => api.phoneNumbers.add.mutate(input),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['phoneNumbers.list'] }),
   });
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    const displayName = String(data.get('display_name') ?? '').trim();
-    const parsed = AddPhoneNumberInput.safeParse({
-      phone_number: String(data.get('phone_number') ?? '').trim(),
-      ...(displayName ? { display_name: displayName } : {}),
-    });
-    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-    setInvalid(null);
-    add.mutate(parsed.data, { onSuccess: () => form.reset() });
-  }
-  const error = invalid ?? add.error;
+  const { submit, error } = useCheckedSubmit(
+    AddPhoneNumberInput,
+    (data) => ({
+      phone_number: optionalText(data, 'phone_number') ?? '',
+      display_name: optionalText(data, 'display_name'),
+    }),
+    (input, reset) => add.mutate(input, { onSuccess: reset }),
+    add.error,
+  );
   const nameError = fieldError(error, 'display_name');
   return (
     <form className="form" onSubmit={submit} noValidate aria-label="Add a phone number">

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AddTestContactInput } from '@voice/core/schemas';
-import { useState, type FormEvent } from 'react';
-import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { api, errorMessage, fieldError } from '../api';
+import { optionalText, useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
@@ -10,7 +10,6 @@ import { formatTime } from '../format';
 /** The account's testers' phones: calls to them are test calls, left out of lists and counts by default. */
 export function TestContactsPage() {
   const queryClient = useQueryClient();
-  const [invalid, setInvalid] = useState<Error | null>(null);
   const contacts = useQuery({
     queryKey: ['calls.testContacts.list'],
     queryFn: () => api.calls.testContacts.list.query(),
@@ -24,20 +23,12 @@ export function TestContactsPage() {
     mutationFn: (phone_number: string) => api.calls.testContacts.remove.mutate({ phone_number }),
     onSuccess: refresh,
   });
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    const name = String(data.get('name') ?? '').trim();
-    const parsed = AddTestContactInput.safeParse({
-      phone_number: String(data.get('phone_number') ?? '').trim(),
-      ...(name ? { name } : {}),
-    });
-    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
-    setInvalid(null);
-    add.mutate(parsed.data, { onSuccess: () => form.reset() });
-  }
-  const error = invalid ?? add.error;
+  const { submit, error } = useCheckedSubmit(
+    AddTestContactInput,
+    (data) => ({ phone_number: optionalText(data, 'phone_number') ?? '', name: optionalText(data, 'name') }),
+    (input, reset) => add.mutate(input, { onSuccess: reset }),
+    add.error,
+  );
   const nameError = fieldError(error, 'name');
   return (
     <section>

@@ -28,6 +28,14 @@ export function parseCsvLine(line: string): string[] | null {
   return fields;
 }
 
+/** A file's lines and its header (the first line that is not blank), or why it has none. */
+function readCsvFile(text: string): { lines: string[]; headerIndex: number; header: string[] } | string {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const headerIndex = lines.findIndex((line) => line.trim() !== '');
+  if (headerIndex < 0) return 'the file is empty';
+  return { lines, headerIndex, header: (parseCsvLine(lines[headerIndex]!) ?? []).map((name) => name.trim()) };
+}
+
 export interface CsvContact {
   to_number: string;
   timezone?: string;
@@ -57,10 +65,9 @@ export function parseContactsCsv(
 ):
   | { ok: true; contacts: { line: number; contact: CsvContact }[]; problems: CsvProblem[] }
   | { ok: false; reason: string } {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const headerIndex = lines.findIndex((line) => line.trim() !== '');
-  if (headerIndex < 0) return { ok: false, reason: 'the file is empty' };
-  const header = (parseCsvLine(lines[headerIndex]!) ?? []).map((name) => name.trim());
+  const file = readCsvFile(text);
+  if (typeof file === 'string') return { ok: false, reason: file };
+  const { lines, headerIndex, header } = file;
   if (!header.includes('to_number')) return { ok: false, reason: CONTACTS_HEADER_PROBLEM };
   const contacts: { line: number; contact: CsvContact }[] = [];
   const problems: CsvProblem[] = [];
@@ -84,10 +91,10 @@ export function parseDoNotCallCsv(
 ):
   | { ok: true; numbers: { line: number; phone_number: string }[]; problems: CsvProblem[] }
   | { ok: false; reason: string } {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const headerIndex = lines.findIndex((line) => line.trim() !== '');
-  if (headerIndex < 0) return { ok: false, reason: 'the file is empty' };
-  const column = (parseCsvLine(lines[headerIndex]!) ?? []).map((name) => name.trim()).indexOf('phone_number');
+  const file = readCsvFile(text);
+  if (typeof file === 'string') return { ok: false, reason: file };
+  const { lines, headerIndex, header } = file;
+  const column = header.indexOf('phone_number');
   if (column < 0) return { ok: false, reason: DO_NOT_CALL_HEADER_PROBLEM };
   const numbers: { line: number; phone_number: string }[] = [];
   const problems: CsvProblem[] = [];
