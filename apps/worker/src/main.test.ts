@@ -11,7 +11,7 @@ import {
   getCall,
 } from '@voice/core';
 import { createTestDeps, testAgentInput, TEST_SECRETS_KEY } from '@voice/core/testing';
-import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
+import { createTestDatabase, holdWrites, type TestDatabase } from '@voice/db/testing';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -102,68 +102,91 @@ describe('a worker process killed mid-call', () => {
   });
 });
 
-describe('a worker process killed between two webhook attempts', () => {
-  it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
-    const SECRET = 'whsec_a2lsbGVkLXdvcmtlci1zZWNyZXQtdmFsdWU=';
-    const HEADER_VALUE = 'tenant-value-4f7a';
-    const requests: { webhookId: string; timestamp: string }[] = [];
-    const receiver = createHttpServer((req, res) => {
-      requests.push({
-        webhookId: String(req.headers['webhook-id']),
-        timestamp: String(req.headers['webhook-timestamp']),
-      });
-      req.resume();
-      req.on('end', () => res.writeHead(requests.length === 1 ? 500 : 200).end());
+const HOOK_SECRET = 'whsec_a2lsbGVkLXdvcmtlci1zZWNyZXQtdmFsdWU=';
+const HOOK_HEADER_VALUE = 'tenant-value-4f7a';
+
+/**
+ * A call whose agent has one webhook to a local receiver that answers each request with
+ * `status(requestNumber)`; the worker's environment and a Temporal client on the test's task queue.
+ */
+async function webhookScene(status: (request: number) => number) {
+  const requests: { webhookId: string; timestamp: string }[] = [];
+  const receiver = createHttpServer((req, res) => {
+    requests.push({
+      webhookId: String(req.headers['webhook-id']),
+      timestamp: String(req.headers['webhook-timestamp']),
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const receiverPort = (receiver.address() as { port: number }).port;
-
-    const { deps, database: db3 } = await createTestDeps();
-    const address = inject('temporalAddress');
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const taskQueue = `kill-webhook-${await freePort()}`;
-    const env = {
-      DATABASE_URL: db3.url,
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      JWT_SECRET: 'x'.repeat(32),
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      SIMULATOR_DIAL_MS: '0',
-      SIMULATOR_RING_MS: '0',
-      SIMULATOR_TALK_MS: '10',
-      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiverPort}`,
-      WEBHOOK_RETRY_SCHEDULE_MS: '4000,4000',
-      LOG_LEVEL: 'debug',
-    };
-    const outputs: string[] = [];
-    try {
-      const { account } = await createAccount(deps, { name: 'Kill hooks' });
-      const agent = await createAgent(
-        { ...deps, config: { ...deps.config, webhookAllowedHosts: [`127.0.0.1:${receiverPort}`] } },
-        testAgentInput(account.id, {
-          name: 'Hook bot',
-          webhooks: [
-            {
-              name: 'receiver',
-              url: `http://127.0.0.1:${receiverPort}/hook`,
-              secret: SECRET,
-              headers: { 'X-Tenant': HEADER_VALUE },
-            },
-          ],
-        }),
-      );
-      await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550171' });
-      await deps.db.phoneNumber.update({
-        where: { number: '+14155550171' },
-        data: { agentId: agent.agent_id },
-      });
-
-      const first = await startWorker('worker', env);
-      await dialCall(
+    req.resume();
+    req.on('end', () => res.writeHead(status(requests.length)).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverPort = (receiver.address() as { port: number }).port;
+  const { deps, database: hookDb } = await createTestDeps();
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `kill-webhook-${await freePort()}`;
+  const env = {
+    DATABASE_URL: hookDb.url,
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    JWT_SECRET: 'x'.repeat(32),
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    SIMULATOR_DIAL_MS: '0',
+    SIMULATOR_RING_MS: '0',
+    SIMULATOR_TALK_MS: '10',
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiverPort}`,
+    WEBHOOK_RETRY_SCHEDULE_MS: '4000,4000',
+    LOG_LEVEL: 'debug',
+  };
+  const { account } = await createAccount(deps, { name: 'Kill hooks' });
+  const agent = await createAgent(
+    { ...deps, config: { ...deps.config, webhookAllowedHosts: [`127.0.0.1:${receiverPort}`] } },
+    testAgentInput(account.id, {
+      name: 'Hook bot',
+      webhooks: [
+        {
+          name: 'receiver',
+          url: `http://127.0.0.1:${receiverPort}/hook`,
+          secret: HOOK_SECRET,
+          headers: { 'X-Tenant': HOOK_HEADER_VALUE },
+        },
+      ],
+    }),
+  );
+  await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550171' });
+  await deps.db.phoneNumber.update({ where: { number: '+14155550171' }, data: { agentId: agent.agent_id } });
+  return {
+    deps,
+    database: hookDb,
+    client,
+    env,
+    requests,
+    dial: () =>
+      dialCall(
         { ...deps, workflows: createWorkflowStarter(client, taskQueue) },
         { accountId: account.id, from_number: '+14155550171', to_number: '+14155550009' },
-      );
+      ),
+    async deliveryResult() {
+      const delivery = await deps.db.webhookDelivery.findFirstOrThrow();
+      return client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
+    },
+    async close() {
+      receiver.close();
+      await connection.close();
+      await hookDb.drop();
+    },
+  };
+}
+
+describe('a worker process killed between two webhook attempts', () => {
+  it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
+    const scene = await webhookScene((request) => (request === 1 ? 500 : 200));
+    const { deps, requests } = scene;
+    const outputs: string[] = [];
+    try {
+      const first = await startWorker('worker', scene.env);
+      await scene.dial();
       const deadline = Date.now() + 60_000;
       while ((await deps.db.webhookAttempt.count()) === 0) {
         if (Date.now() > deadline) throw new Error(`no first attempt: ${first.output()}`);
@@ -175,12 +198,9 @@ describe('a worker process killed between two webhook attempts', () => {
       outputs.push(first.output());
       expect(requests).toHaveLength(1);
 
-      const second = await startWorker('worker', env);
+      const second = await startWorker('worker', scene.env);
       try {
-        const delivery = await deps.db.webhookDelivery.findFirstOrThrow();
-        expect(await client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result()).toBe(
-          'delivered',
-        );
+        expect(await scene.deliveryResult()).toBe('delivered');
       } finally {
         await second.stop();
         outputs.push(second.output());
@@ -188,6 +208,7 @@ describe('a worker process killed between two webhook attempts', () => {
       const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
         include: { attempts: { orderBy: { number: 'asc' } } },
       });
+      expect(delivery.status).toBe('delivered');
       expect(delivery.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([
         [1, 500],
         [2, 200],
@@ -198,12 +219,53 @@ describe('a worker process killed between two webhook attempts', () => {
 
       const logs = outputs.join('\n');
       expect(logs).toContain('worker running');
-      for (const secret of [SECRET, SECRET.slice('whsec_'.length), HEADER_VALUE])
+      for (const secret of [HOOK_SECRET, HOOK_SECRET.slice('whsec_'.length), HOOK_HEADER_VALUE])
         expect(logs).not.toContain(secret);
     } finally {
-      receiver.close();
-      await connection.close();
-      await db3.drop();
+      await scene.close();
+    }
+  });
+});
+
+describe('a worker process killed while recording an attempt', () => {
+  // The window between an attempt's record and its consequence: the worker is SIGKILLed while the
+  // attempt's insert waits behind a trigger, then the insert is let go. Recorded on its own, as it
+  // once was, the attempt left the delivery pending for good (the re-run found it and changed nothing).
+  it.each([
+    [200, 'delivered', 'delivered'],
+    [410, 'gone', 'disabled'],
+  ] as const)('answered %i: the delivery ends %s, its row %s', async (status, result, expected) => {
+    const scene = await webhookScene(() => status);
+    const { deps, requests } = scene;
+    try {
+      const window = await holdWrites(scene.database.url, {
+        table: 'webhook_attempts',
+        when: `NEW.status_code = ${status}`,
+      });
+      const first = await startWorker('worker', scene.env);
+      await scene.dial();
+      await window.reached();
+      expect(await first.kill()).toEqual({ code: null, signal: 'SIGKILL' });
+      await window.release();
+
+      const second = await startWorker('worker', scene.env);
+      try {
+        expect(await scene.deliveryResult()).toBe(result);
+      } finally {
+        await second.stop();
+      }
+      const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+        include: { attempts: { orderBy: { number: 'asc' } } },
+      });
+      expect(delivery.status).toBe(expected);
+      expect(delivery.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([[1, status]]);
+      // The killed worker's request was never recorded: the re-run sent the same event again.
+      expect(requests).toHaveLength(2);
+      expect(requests[1]!.webhookId).toBe(requests[0]!.webhookId);
+      const webhook = await deps.db.agentWebhook.findFirstOrThrow();
+      expect(webhook.enabled).toBe(status !== 410);
+    } finally {
+      await scene.close();
     }
   });
 });

@@ -4,6 +4,8 @@ import { createDb, type Db } from './client';
 import { env } from './env';
 import { MIGRATIONS_DIR, checksum, migrate, readMigrations } from './migrate';
 
+export { holdWrites, type CrashWindow, type CrashWindowOptions } from './crash-window';
+
 /**
  * Each test file gets its own database, dropped afterwards. Migrated databases are copied from a
  * template that is migrated once per set of migrations, so a fresh database costs one CREATE DATABASE.

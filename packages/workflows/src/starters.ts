@@ -78,6 +78,8 @@ export function createWorkflowStarter(
       await once(
         client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
           workflowId: workflowIds.webhookDelivery(deliveryId),
+          // A delivery runs once: the relay starting one whose workflow already closed starts nothing.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
           taskQueue,
           args: [{ deliveryId, retryScheduleMs }],
           typedSearchAttributes: [

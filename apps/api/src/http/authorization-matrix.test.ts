@@ -193,7 +193,6 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     type: 'call_ended',
     callId: call.call_id,
     subject: () => ({ call_id: call.call_id }),
-    started: false,
   });
   const doNotCallNumber = nextNumber();
   await addDoNotCall(deps, { accountId, phone_numbers: [doNotCallNumber] });

@@ -1,4 +1,4 @@
-import { proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { WebhookDeliveryWorkflow } from '@voice/workflows';
 
@@ -17,8 +17,21 @@ const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
  * One event to one webhook: a first try, then a retry after each delay of the schedule until a 2xx.
  * `Retry-After` from the receiver replaces the scheduled delay; 410 disables the webhook and stops.
  * The input holds ids and delays only: the URL, secret and headers are read inside the activity.
+ * An attempt that fails for good (its row gone, data it cannot read) ends the delivery `failed`
+ * rather than leaving it pending; executions started before that failed the workflow instead.
  */
-export const webhookDeliveryWorkflow: WebhookDeliveryWorkflow = async ({ deliveryId, retryScheduleMs }) => {
+export const webhookDeliveryWorkflow: WebhookDeliveryWorkflow = async (input) => {
+  if (!patched('delivery-failure-settles')) return deliver(input);
+  try {
+    return await deliver(input);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    await failDelivery(input.deliveryId);
+    return 'failed';
+  }
+};
+
+async function deliver({ deliveryId, retryScheduleMs }: Parameters<WebhookDeliveryWorkflow>[0]) {
   for (let number = 1; number <= retryScheduleMs.length + 1; number += 1) {
     const result = await attemptDelivery(deliveryId, number);
     if (result.outcome !== 'retry') return result.outcome;
@@ -27,5 +40,5 @@ export const webhookDeliveryWorkflow: WebhookDeliveryWorkflow = async ({ deliver
     await sleep(result.retryAfterMs ?? jitter(scheduled));
   }
   await failDelivery(deliveryId);
-  return 'failed';
-};
+  return 'failed' as const;
+}

@@ -5,7 +5,8 @@ import { concurrentCallLimit, countCallsInProgress } from '../calls/concurrent-c
 import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
-import { emitCampaignEvent, type CampaignEventType } from './campaign-events';
+import { startEventDeliveries, type DeliveryStart } from '../webhooks/deliveries';
+import { recordCampaignEvent } from './campaign-events';
 import { countContacts } from './campaign-view';
 import type { CampaignCounts } from './schemas';
 import { windowState, type CallingWindow } from './windows';
@@ -48,7 +49,8 @@ export async function advanceCampaign(
 ): Promise<CampaignStep> {
   const { db, clock, config } = deps;
   const recheckMs = config.campaignRecheckMs ?? 30_000;
-  const events: CampaignEventType[] = [];
+  // Campaign events are recorded in the step's transaction; their workflows start after the commit.
+  const deliveries: DeliveryStart[] = [];
   // Read under the lock, for the work after the transaction.
   let claimed = false;
   let countsRefreshedAt: Date | null = null;
@@ -76,11 +78,12 @@ export async function advanceCampaign(
 
       const calling = await tx.campaignContact.count({ where: { campaignId, state: 'calling' } });
       const finish = async (status: 'completed' | 'canceled') => {
-        await tx.campaign.update({
+        const finished = await tx.campaign.update({
           where: { id: campaignId },
           data: { status, finishedAt: now, updatedAt: now },
         });
-        if (status === 'completed') events.push('campaign_completed');
+        if (status === 'completed')
+          deliveries.push(...(await recordCampaignEvent(deps, tx, finished, 'campaign_completed')));
         return result({ done: true, status });
       };
       if (campaign.status === 'canceled') return calling === 0 ? finish('canceled') : result({});
@@ -88,11 +91,12 @@ export async function advanceCampaign(
       if (campaign.startAt && campaign.startAt > now)
         return result({ sleepMs: Math.min(recheckMs, campaign.startAt.getTime() - now.getTime()) });
       if (campaign.status === 'scheduled' || !campaign.startedAt) {
-        await tx.campaign.update({
+        const started = await tx.campaign.update({
           where: { id: campaignId },
           data: { status: 'running', startedAt: campaign.startedAt ?? now, updatedAt: now },
         });
-        if (!campaign.startedAt) events.push('campaign_started');
+        if (!campaign.startedAt)
+          deliveries.push(...(await recordCampaignEvent(deps, tx, started, 'campaign_started')));
       }
       if (campaign.endAt && campaign.endAt <= now) {
         // The schedule is over: what still waits will not be dialed.
@@ -166,7 +170,8 @@ export async function advanceCampaign(
   );
 
   if (claimed) await startClaimedCalls(deps, claimToken);
-  for (const type of events) await emitCampaignEvent(deps, campaignId, type);
+  // A crash before these starts leaves the deliveries to the relay.
+  await startEventDeliveries(deps, deliveries);
   const counts = await refreshCounts(deps, campaignId, { force: step.done, refreshedAt: countsRefreshedAt });
   return { ...step, counts };
 }

@@ -1,23 +1,33 @@
+import type { Campaign, Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
-import { recordEvent, startEventDeliveries } from '../webhooks/deliveries';
+import { recordEvent, type DeliveryStart } from '../webhooks/deliveries';
 import { countContacts, toCampaign } from './campaign-view';
 
 export type CampaignEventType =
   'campaign_started' | 'campaign_paused' | 'campaign_completed' | 'campaign_canceled';
 
 /**
- * Sends a campaign event to the agent's webhooks through the same delivery machinery as
- * `call_ended`: payload `{event, event_id, created_at, campaign}`.
+ * Records a campaign event for the agent's webhooks in the transaction of the change it reports
+ * (payload `{event, event_id, created_at, campaign}`, the campaign as that transaction leaves it), so
+ * the change and its event commit together. The caller starts the returned deliveries after the commit
+ * (`startEventDeliveries`); a crash before that leaves them to the relay.
  */
-export async function emitCampaignEvent(deps: CoreDeps, campaignId: string, type: CampaignEventType) {
-  const row = await deps.db.campaign.findUniqueOrThrow({ where: { id: campaignId } });
-  const deliveries = await recordEvent(deps, {
-    accountId: row.accountId,
-    agentId: row.agentId,
-    type,
-    campaignId,
-    subject: async () => ({ campaign: toCampaign(row, await countContacts(deps.db, campaignId)) }),
-    started: false,
-  });
-  await startEventDeliveries(deps, deliveries);
+export async function recordCampaignEvent(
+  deps: CoreDeps,
+  tx: Prisma.TransactionClient,
+  campaign: Campaign,
+  type: CampaignEventType,
+): Promise<DeliveryStart[]> {
+  return recordEvent(
+    { ...deps, db: tx },
+    {
+      accountId: campaign.accountId,
+      agentId: campaign.agentId,
+      type,
+      campaignId: campaign.id,
+      subject: async () => ({
+        campaign: toCampaign(campaign, await countContacts(tx, campaign.id)),
+      }),
+    },
+  );
 }

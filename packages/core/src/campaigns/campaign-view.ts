@@ -1,4 +1,4 @@
-import type { Campaign as CampaignRow, CampaignContactState, Db } from '@voice/db';
+import type { Campaign as CampaignRow, CampaignContactState, Db, Prisma } from '@voice/db';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
 import { CONTACT_STATES, type Campaign, type CampaignCounts } from './schemas';
@@ -21,7 +21,10 @@ const zeroByState = () =>
  * Counts by contact state and by the last call's outcome, exact: the folded counts plus the changes not
  * folded yet (campaign_contact_counts and its deltas), a few rows whatever the campaign's size.
  */
-export async function countContacts(db: Db, campaignId: string): Promise<CampaignCounts> {
+export async function countContacts(
+  db: Prisma.TransactionClient,
+  campaignId: string,
+): Promise<CampaignCounts> {
   const groups = await db.$queryRaw<{ state: CampaignContactState; last_outcome: string; count: number }[]>`
     SELECT state, last_outcome, sum(n)::integer AS count
       FROM (SELECT state, last_outcome, count AS n FROM campaign_contact_counts WHERE campaign_id = ${campaignId}::uuid

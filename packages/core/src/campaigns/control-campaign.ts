@@ -2,7 +2,8 @@ import type { Campaign as CampaignRow } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { lockCampaign } from './campaign-contacts';
-import { emitCampaignEvent } from './campaign-events';
+import { startEventDeliveries } from '../webhooks/deliveries';
+import { recordCampaignEvent, type CampaignEventType } from './campaign-events';
 import { countContacts, loadCampaign, toCampaign } from './campaign-view';
 import type { Campaign } from './schemas';
 
@@ -52,16 +53,22 @@ export async function startPendingCampaigns(deps: CoreDeps, { olderThanMs = 5_00
   return rows.length;
 }
 
+/**
+ * Changes a campaign's status under its row lock. The event the change reports (`event(before)`) is
+ * recorded in the same transaction; its deliveries start after the commit, or by the relay after a
+ * crash in between.
+ */
 async function transition(
   deps: CoreDeps,
   { accountId, campaignId }: { accountId: string; campaignId: string },
   change: (row: CampaignRow) => Pick<Partial<CampaignRow>, 'status' | 'finishedAt'> | null,
+  event: (before: CampaignRow) => CampaignEventType | null,
 ): Promise<{ before: CampaignRow; after: CampaignRow }> {
   const found = await loadCampaign(deps.db, accountId, campaignId);
-  return deps.db.$transaction(async (tx) => {
+  const { before, after, deliveries } = await deps.db.$transaction(async (tx) => {
     const before = await lockCampaign(tx, found.id);
     const data = change(before);
-    if (!data) return { before, after: before };
+    if (!data) return { before, after: before, deliveries: [] };
     const after = await tx.campaign.update({
       where: { id: found.id },
       data: { ...data, updatedAt: deps.clock.now() },
@@ -71,24 +78,29 @@ async function transition(
         where: { campaignId: found.id, state: 'queued' },
         data: { state: 'canceled', updatedAt: deps.clock.now() },
       });
-    return { before, after };
+    const type = before.status === after.status ? null : event(before);
+    return { before, after, deliveries: type ? await recordCampaignEvent(deps, tx, after, type) : [] };
   });
+  await startEventDeliveries(deps, deliveries);
+  return { before, after };
 }
 
 const finished = (status: string) => status === 'completed' || status === 'canceled';
 
 /** Stops new dials; calls in flight finish. Pausing a paused campaign changes nothing. */
 export async function pauseCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
-  const { before, after } = await transition(deps, ids, (row) => {
-    if (finished(row.status))
-      throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be paused`);
-    if (row.status === 'draft') throw new AppError('CONFLICT', 'Campaign is a draft; resume launches it');
-    return row.status === 'paused' ? null : { status: 'paused' };
-  });
-  if (before.status !== after.status) {
-    await emitCampaignEvent(deps, after.id, 'campaign_paused');
-    await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
-  }
+  const { before, after } = await transition(
+    deps,
+    ids,
+    (row) => {
+      if (finished(row.status))
+        throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be paused`);
+      if (row.status === 'draft') throw new AppError('CONFLICT', 'Campaign is a draft; resume launches it');
+      return row.status === 'paused' ? null : { status: 'paused' };
+    },
+    () => 'campaign_paused',
+  );
+  if (before.status !== after.status) await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   return toCampaign(after, await countContacts(deps.db, after.id));
 }
 
@@ -96,12 +108,17 @@ export async function pauseCampaign(deps: CoreDeps, ids: { accountId: string; ca
 export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
   const found = await loadCampaign(deps.db, ids.accountId, ids.campaignId);
   if (found.status === 'draft') return launchCampaign(deps, found);
-  const { after } = await transition(deps, ids, (row) => {
-    if (finished(row.status))
-      throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be resumed`);
-    if (row.status !== 'paused') return null;
-    return { status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running' };
-  });
+  const { after } = await transition(
+    deps,
+    ids,
+    (row) => {
+      if (finished(row.status))
+        throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be resumed`);
+      if (row.status !== 'paused') return null;
+      return { status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running' };
+    },
+    () => null,
+  );
   await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   return toCampaign(after, await countContacts(deps.db, after.id));
 }
@@ -111,16 +128,18 @@ export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; c
  * record their outcome, then the workflow ends.
  */
 export async function cancelCampaign(deps: CoreDeps, ids: { accountId: string; campaignId: string }) {
-  const { before, after } = await transition(deps, ids, (row) => {
-    if (finished(row.status)) throw new AppError('CONFLICT', `Campaign is already ${row.status}`);
-    return {
-      status: 'canceled',
-      ...(row.status === 'draft' ? { finishedAt: deps.clock.now() } : {}),
-    };
-  });
-  if (before.status !== 'draft') {
-    await emitCampaignEvent(deps, after.id, 'campaign_canceled');
-    await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
-  }
+  const { before, after } = await transition(
+    deps,
+    ids,
+    (row) => {
+      if (finished(row.status)) throw new AppError('CONFLICT', `Campaign is already ${row.status}`);
+      return {
+        status: 'canceled',
+        ...(row.status === 'draft' ? { finishedAt: deps.clock.now() } : {}),
+      };
+    },
+    (row) => (row.status === 'draft' ? null : 'campaign_canceled'),
+  );
+  if (before.status !== 'draft') await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   return toCampaign(after, await countContacts(deps.db, after.id));
 }

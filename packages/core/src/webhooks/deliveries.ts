@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { callInclude, toFullCall } from '../calls/call-view';
 import { signedRecordingUrl } from '../calls/recordings';
@@ -34,11 +35,13 @@ export function toDeliveryStarts(
 
 /**
  * Records an event and one delivery per enabled webhook of the agent, each with the webhook as it is
- * at this moment. `started` marks deliveries whose workflows the caller starts durably (the call
- * workflow's children); the others are started by `startEventDeliveries` or, failing that, the relay.
+ * at this moment; `db` may be the transaction of the change the event reports, so that both commit
+ * together (an outbox). The caller starts the deliveries' workflows after the commit
+ * (`startEventDeliveries`, or the call workflow's children); a start lost to a crash is the relay's,
+ * which starts every delivery not marked started once it is a few seconds old.
  */
 export async function recordEvent(
-  { db, clock, config }: CoreDeps,
+  { db, clock, config }: Pick<CoreDeps, 'clock' | 'config'> & { db: Prisma.TransactionClient },
   event: {
     accountId: string;
     agentId: string;
@@ -47,7 +50,6 @@ export async function recordEvent(
     campaignId?: string;
     /** What the event is about; built only when some webhook will receive it. */
     subject: () => Promise<Record<string, unknown>> | Record<string, unknown>;
-    started: boolean;
   },
 ): Promise<DeliveryStart[]> {
   const webhooks = await db.agentWebhook.findMany({
@@ -73,7 +75,6 @@ export async function recordEvent(
     secret: webhook.secret,
     headers: webhook.headers as object,
     createdAt: now,
-    workflowStartedAt: event.started ? now : null,
   }));
   await db.webhookEvent.create({
     data: {
@@ -126,7 +127,8 @@ export async function startPendingDeliveries(
 
 /**
  * Records the call's `call_ended` event (once) and its deliveries; the call workflow starts them as
- * its children. Returns the deliveries to start. An agent without webhooks costs two lookups.
+ * its children (and should it never, the relay: a delivery is marked started by its first attempt).
+ * Returns the deliveries to start. An agent without webhooks costs two lookups.
  */
 export async function recordCallEndedEvent(
   deps: CoreDeps,
@@ -147,7 +149,6 @@ export async function recordCallEndedEvent(
       const row = await db.call.findUniqueOrThrow({ where: { id: call.id }, include: callInclude });
       return { call: toFullCall(row, signedRecordingUrl(config, row, clock.now())) };
     },
-    started: true,
   });
 }
 
@@ -167,8 +168,15 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
 
 /**
  * One attempt of a delivery, recorded whatever happens (time, status or error, latency, the first
- * 2 KB of the response). Attempt numbers make it idempotent: a retried activity finds its attempt
- * already recorded and reports the same outcome without sending again.
+ * 2 KB of the response, the receiver's Retry-After). Attempt numbers make it idempotent: a retried
+ * activity finds its attempt already recorded and reports the same outcome without sending again.
+ *
+ * Crash windows:
+ * - between the request and its record: nothing is written, and the re-run sends again (the same
+ *   `webhook-id`, by which receivers drop a duplicate);
+ * - between the record and its consequence (the delivery delivered or disabled, the webhook disabled):
+ *   none, both commit in one transaction; a re-run that finds the attempt recorded applies the
+ *   consequence again, conditionally, and waits out what is left of the recorded Retry-After.
  */
 export async function attemptDelivery(
   deps: CoreDeps,
@@ -183,7 +191,17 @@ export async function attemptDelivery(
   const recorded = await db.webhookAttempt.findUnique({
     where: { deliveryId_number: { deliveryId, number } },
   });
-  if (recorded) return outcomeOf(recorded.statusCode, null);
+  if (recorded) {
+    const endedAt = recorded.startedAt.getTime() + recorded.latencyMs;
+    const retryAfterMs =
+      recorded.retryAfterMs === null
+        ? null
+        : Math.max(0, endedAt + recorded.retryAfterMs - clock.now().getTime());
+    const outcome = outcomeOf(recorded.statusCode, retryAfterMs);
+    const writes = settle(deps, delivery, outcome, new Date(endedAt));
+    if (writes.length > 0) await db.$transaction(writes);
+    return outcome;
+  }
 
   const startedAt = clock.now();
   const body = delivery.event.body;
@@ -208,34 +226,66 @@ export async function attemptDelivery(
     body,
     timeoutMs: config.webhookTimeoutMs ?? 15_000,
   });
-  await db.webhookAttempt.create({
-    data: {
-      deliveryId,
-      number,
-      startedAt,
-      statusCode: result.statusCode ?? null,
-      error: result.error ?? null,
-      latencyMs: result.latencyMs,
-      responseBody: result.body ?? null,
-    },
-  });
-  const outcome = outcomeOf(result.statusCode ?? null, parseRetryAfter(result.retryAfter, clock.now()));
-  if (outcome.outcome === 'delivered') {
-    await db.webhookDelivery.update({
-      where: { id: deliveryId },
-      data: { status: 'delivered', deliveredAt: clock.now() },
-    });
-  } else if (outcome.outcome === 'gone') {
-    // 410 Gone: the receiver asks us to stop. The webhook is disabled until agent-modify sets it again.
-    await db.$transaction([
-      db.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'disabled' } }),
-      db.agentWebhook.updateMany({
-        where: { id: delivery.webhookId },
-        data: { enabled: false, disabledAt: clock.now(), disabledReason: 'The receiver answered 410 Gone' },
-      }),
-    ]);
-  }
+  const endedAt = clock.now();
+  const retryAfterMs = parseRetryAfter(result.retryAfter, endedAt);
+  const outcome = outcomeOf(result.statusCode ?? null, retryAfterMs);
+  await db.$transaction([
+    db.webhookAttempt.create({
+      data: {
+        deliveryId,
+        number,
+        startedAt,
+        statusCode: result.statusCode ?? null,
+        error: result.error ?? null,
+        latencyMs: result.latencyMs,
+        responseBody: result.body ?? null,
+        retryAfterMs: retryAfterMs === null ? null : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS),
+      },
+    }),
+    // The relay needs no look at a delivery its own workflow has attempted.
+    ...(delivery.workflowStartedAt
+      ? []
+      : [
+          db.webhookDelivery.updateMany({
+            where: { id: deliveryId, workflowStartedAt: null },
+            data: { workflowStartedAt: startedAt },
+          }),
+        ]),
+    ...settle(deps, delivery, outcome, endedAt),
+  ]);
   return outcome;
+}
+
+/** Longest Retry-After kept (a day): the column is a 32-bit integer and no schedule waits longer. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** The writes an attempt's outcome implies, each applied only to a delivery still pending. */
+function settle(
+  { db }: CoreDeps,
+  delivery: { id: string; webhookId: string },
+  outcome: AttemptOutcome,
+  at: Date,
+) {
+  if (outcome.outcome === 'delivered')
+    return [
+      db.webhookDelivery.updateMany({
+        where: { id: delivery.id, status: 'pending' },
+        data: { status: 'delivered', deliveredAt: at },
+      }),
+    ];
+  // 410 Gone: the receiver asks us to stop. The webhook is disabled until agent-modify sets it again.
+  if (outcome.outcome === 'gone')
+    return [
+      db.webhookDelivery.updateMany({
+        where: { id: delivery.id, status: 'pending' },
+        data: { status: 'disabled' },
+      }),
+      db.agentWebhook.updateMany({
+        where: { id: delivery.webhookId, enabled: true },
+        data: { enabled: false, disabledAt: at, disabledReason: 'The receiver answered 410 Gone' },
+      }),
+    ];
+  return [];
 }
 
 function outcomeOf(statusCode: number | null, retryAfterMs: number | null): AttemptOutcome {
