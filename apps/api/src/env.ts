@@ -11,9 +11,20 @@ const Env = ServiceEnv.extend({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
-  /** How long a resolved API key or user is kept in memory (ms); 0 reads Postgres on every request. */
   /** The built dashboard, served under /app; apps/web/dist of this checkout when unset. */
   DASHBOARD_DIR: z.string().min(1).optional(),
+  /**
+   * Behind a load balancer or proxy: which `X-Forwarded-For` hops to believe for the client's address
+   * (Fastify's trustProxy: `true`, or comma-separated addresses/CIDRs of the proxies). Unset: the
+   * socket's peer is the client.
+   */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value) =>
+      value === undefined || value === 'false' ? false : value === 'true' ? true : value,
+    ),
+  /** How long a resolved API key or user is kept in memory (ms); 0 reads Postgres on every request. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
   // The dashboard's voice samples are spoken with the media server's text-to-speech settings.
   ...LlmEnv,

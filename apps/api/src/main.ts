@@ -84,7 +84,7 @@ const server = createServer(
       ),
     ),
   },
-  { host: env.HOST, port: env.PORT },
+  { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
 );
 
 // Folds the call and campaign counts' recorded changes in every second (the worker does too; an

@@ -36,6 +36,8 @@ export interface ServerDeps {
 export interface ServerOptions {
   host?: string;
   port?: number;
+  /** Which proxies' `X-Forwarded-For` to believe for `request.ip` (see TRUST_PROXY). */
+  trustProxy?: boolean | string;
 }
 
 export interface Server {
@@ -60,7 +62,10 @@ function withTimeout(promise: Promise<unknown>, ms: number): Promise<'ok' | 'unr
   ]).finally(() => clearTimeout(timer));
 }
 
-export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }: ServerOptions = {}): Server {
+export function createServer(
+  deps: ServerDeps,
+  { host = '127.0.0.1', port = 0, trustProxy = false }: ServerOptions = {},
+): Server {
   const logger = deps.logger ?? pino({ level: 'silent' });
   const metrics = createHttpMetrics();
   const app = Fastify({
@@ -68,6 +73,7 @@ export function createServer(deps: ServerDeps, { host = '127.0.0.1', port = 0 }:
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     requestIdHeader: false,
+    trustProxy,
   });
   app.decorateRequest('auth', null);
   // JSON only: without this, text/plain bodies would reach tRPC, which answers them in a shape of its own.

@@ -34,6 +34,8 @@ export const ServiceEnv = z.object({
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds, e.g. 5000,300000')
     .transform((value) => value.split(',').map(Number))
     .optional(),
+  /** How long a dial is retried while the carrier is unreachable or answers 429/5xx, in ms (2 minutes when unset). */
+  DIAL_RETRY_BOUND_MS: z.coerce.number().int().min(0).optional(),
   /** Timeout of one webhook attempt in ms (15 s when unset). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
   /** Default rate limits a minute; 0 turns one off. Accounts can override each (see docs/operations.md). */
@@ -103,6 +105,7 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
     publicUrl: env.PUBLIC_URL ?? defaultPublicUrl,
     webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS,
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    ...(env.DIAL_RETRY_BOUND_MS === undefined ? {} : { dialRetryBoundMs: env.DIAL_RETRY_BOUND_MS }),
     rateLimits: {
       keyRequestsPerMinute: env.RATE_LIMIT_KEY_PER_MINUTE,
       accountRequestsPerMinute: env.RATE_LIMIT_ACCOUNT_PER_MINUTE,

@@ -29,6 +29,11 @@ export interface CoreConfig {
   webhookRetryScheduleMs?: readonly number[];
   /** Timeout of one webhook attempt; 15 s when omitted. */
   webhookTimeoutMs?: number;
+  /**
+   * How long a call's dial is retried while the carrier cannot be reached or answers 429 or 5xx, from
+   * the first try; past it the call ends `error` (`failed`). Two minutes when omitted.
+   */
+  dialRetryBoundMs?: number;
   /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
   campaignRecheckMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */

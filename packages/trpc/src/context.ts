@@ -5,6 +5,8 @@ export interface TrpcContext {
   deps: CoreDeps;
   requestId: string;
   authorization: string | undefined;
+  /** The client's address (Fastify's `request.ip`): sign-in attempts are limited per address. */
+  clientIp?: string | undefined;
   /** The dashboard's session cookie, when the request carries one (browsers only). */
   sessionToken?: string | undefined;
   /** The `x-csrf-token` header: required with the session cookie on every mutation. */

@@ -165,6 +165,18 @@ export interface TwilioEmulator {
    * stop the service in the window between Twilio accepting a call and the service hearing of it.
    */
   onCallCreated(handler: ((call: EmulatedCall) => Promise<void> | void) | null): void;
+  /**
+   * Answers the REST requests the predicate matches with the error it returns, as Twilio does when it
+   * is overloaded (429), failing (5xx) or refusing an account (401, 403), before anything is done.
+   */
+  failRequests(
+    predicate:
+      | ((request: {
+          method: string;
+          path: string;
+        }) => { status: number; code: number; message: string } | null)
+      | null,
+  ): void;
   /** Drops (does not send) the status callbacks the predicate matches: a lost callback. */
   dropCallbacks(predicate: ((call: EmulatedCall, status: CallStatus) => boolean) | null): void;
   /**
@@ -297,6 +309,7 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
   const pending = new Set<Promise<unknown>>();
   let drop: ((call: EmulatedCall, status: CallStatus) => boolean) | null = null;
   let createdHook: ((call: EmulatedCall) => Promise<void> | void) | null = null;
+  let failing: Parameters<TwilioEmulator['failRequests']>[0] = null;
   const accounts = new Map<string, EmulatedAccount>();
 
   function addAccount(
@@ -731,6 +744,8 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     const notFound = () =>
       new TwilioError(404, 20404, `The requested resource ${url.pathname} was not found`);
     try {
+      const failure = failing?.({ method: request.method ?? '', path: url.pathname });
+      if (failure) throw new TwilioError(failure.status, failure.code, failure.message);
       const [, accountSid, rest] = /^\/2010-04-01\/Accounts\/(AC[0-9a-f]{32})(.*)$/.exec(url.pathname) ?? [];
       const account = accountSid ? accounts.get(accountSid) : undefined;
       authenticate(request, account);
@@ -802,6 +817,9 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     requests,
     onCallCreated(handler) {
       createdHook = handler;
+    },
+    failRequests(predicate) {
+      failing = predicate;
     },
     dropCallbacks(predicate) {
       drop = predicate;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
 import { addPhoneNumber } from '@voice/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -114,6 +115,42 @@ describe('incoming calls through Twilio', () => {
     // Its workflow ran too (every call row has one): it recorded the end and stopped.
     const handle = stack.client.workflow.getHandle(`call-${row!.id}`);
     expect(await handle.result()).toEqual({ status: 'error' });
+  });
+
+  it("beyond the account's limit on calls in progress: refused in the agent's language, and kept", async () => {
+    const { db } = stack.deps;
+    const accountId = stack.seeded.account.id;
+    await db.account.update({ where: { id: accountId }, data: { maxConcurrentCalls: 1 } });
+    const inProgress = await db.call.create({
+      data: {
+        id: randomUUID(),
+        accountId,
+        agentId: stack.seeded.agent.id,
+        fromNumber: FROM,
+        toNumber: '+14155550998',
+        status: 'ongoing',
+      },
+    });
+    try {
+      const carrierCall = await stack.emulator.callIn({ from: CALLER, to: FROM, voiceUrl, statusCallback });
+      expect(carrierCall.answer?.status).toBe(200);
+      // The seeded agent speaks Hebrew.
+      expect(carrierCall.answer!.twiml).toContain(
+        '<Say language="he-IL">מצטערים, כל הקווים שלנו תפוסים כרגע.',
+      );
+      expect(carrierCall.answer!.twiml).toContain('<Hangup/>');
+      const [row] = await callsFor(carrierCall.sid);
+      expect(row).toMatchObject({
+        direction: 'incoming',
+        status: 'error',
+        disconnectionReason: 'concurrency_limit',
+        agentId: stack.seeded.agent.id,
+      });
+      expect(await stack.client.workflow.getHandle(`call-${row!.id}`).result()).toEqual({ status: 'error' });
+    } finally {
+      await db.call.delete({ where: { id: inProgress.id } });
+      await db.account.update({ where: { id: accountId }, data: { maxConcurrentCalls: null } });
+    }
   });
 
   it('to a number the service does not have: the refusal, logged, and nothing kept', async () => {

@@ -31,6 +31,7 @@ export const createContextFactory =
       voiceSamples,
       requestId: req.id,
       authorization: req.headers.authorization,
+      clientIp: req.ip,
       sessionToken: readCookie(req.headers.cookie, SESSION_COOKIE),
       csrfToken: typeof csrf === 'string' ? csrf : undefined,
       setHeader: (name, value) => void res.header(name, value),

@@ -84,10 +84,19 @@ function progressDetail(campaign: Campaign) {
   return `${campaign.status}${states ? ` | ${states}` : ''}`;
 }
 
+/** Why the service paused the campaign, once per reason while watching. */
+function reportPause(campaign: Campaign, shown: { reason: string | null }) {
+  if (campaign.paused_reason === shown.reason) return;
+  shown.reason = campaign.paused_reason;
+  if (campaign.paused_reason) console.error(`\npaused by the service: ${campaign.paused_reason}`);
+}
+
 async function watch(core: Core, deps: CoreDeps, accountId: string, campaignId: string, intervalMs: number) {
   const bar = progressBar('dialing');
+  const shown = { reason: null as string | null };
   for (;;) {
     const campaign = await core.getCampaign(deps, { accountId, campaignId });
+    reportPause(campaign, shown);
     const { total, by_state } = campaign.counts;
     bar.update(total - by_state.queued - by_state.calling, total, progressDetail(campaign));
     if (campaign.status === 'completed' || campaign.status === 'canceled' || campaign.status === 'draft') {

@@ -117,6 +117,11 @@ export function CampaignPage() {
         )}
       </div>
       <ErrorMessage error={control.error} />
+      {data.paused_reason && (
+        <p className="error" role="status" data-testid="campaign-paused-reason">
+          Paused by the service: {data.paused_reason}
+        </p>
+      )}
       <div className="cards">
         <div className="card">
           <h2>Progress</h2>

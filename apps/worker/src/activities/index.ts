@@ -6,6 +6,7 @@ import {
   attemptDelivery,
   checkCall,
   endCallAtCarrier,
+  failCall,
   failDelivery,
   failNotificationEmail,
   handleCallEnded,
@@ -48,6 +49,7 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   endCallAtCarrier: failPermanently((callId: string, request: ServiceEnd) =>
     endCallAtCarrier(deps, callId, request),
   ),
+  failCall: failPermanently((callId: string) => failCall(deps, callId)),
   handleCallEnded: failPermanently((callId: string, options?: { wakeCampaign?: boolean }) =>
     handleCallEnded(deps, callId, options),
   ),

@@ -5,6 +5,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { type Worker } from '@temporalio/worker';
 import {
   addPhoneNumber,
+  AppError,
   createAccount,
   createAgent,
   createSimulatedCarrier,
@@ -18,7 +19,7 @@ import {
   type CarrierEvent,
   type CoreDeps,
 } from '@voice/core';
-import { testAgentInput } from '@voice/core/testing';
+import { startWebhookReceiver, testAgentInput } from '@voice/core/testing';
 import { waitFor } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
@@ -396,6 +397,52 @@ describe('call workflow on a real dev server and worker', () => {
     const call = await getCall(deps, { accountId, callId: call_id });
     expect([call.call_status, call.disconnection_reason]).toEqual(['no_answer', 'no_answer']);
     expect((await eventTimes(call_id)).no_answer).toBe(endedAt.toISOString());
+  });
+
+  it('ends a call error when a step fails for good: hung up at the carrier, its webhook sent', async () => {
+    const receiver = await startWebhookReceiver();
+    const hangUps: string[] = [];
+    const scripted = scriptedCarrier(200, () => {
+      throw new AppError('VALIDATION_FAILED', 'The carrier answered something this service cannot read');
+    });
+    const carrier: Carrier = {
+      ...scripted.carrier,
+      hangUp: async (carrierCallId) => void hangUps.push(carrierCallId),
+    };
+    const hooked = { ...deps, config: { ...deps.config, webhookAllowedHosts: [receiver.host] } };
+    const from = '+14155550177';
+    const agent = await createAgent(
+      hooked,
+      testAgentInput(accountId, {
+        name: 'Hooked caller',
+        webhooks: [{ name: 'receiver', url: `http://${receiver.host}/hook` }],
+      }),
+    );
+    await addPhoneNumber(deps, { accountId, phone_number: from });
+    await deps.db.phoneNumber.update({ where: { number: from }, data: { agentId: agent.agent_id } });
+    const { call_id } = await dialCall(deps, { accountId, from_number: from, to_number: '+14155550009' });
+    try {
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        deps: { ...hooked, carrier },
+      });
+      const result = await worker.runUntil(async () => {
+        const ended = await client.workflow.getHandle(workflowIds.call(call_id)).result();
+        await waitFor('the call_ended webhook', 20_000, async () => receiver.received.length === 1);
+        return ended;
+      });
+      expect(result).toEqual({ status: 'error' });
+    } finally {
+      receiver.close();
+    }
+    expect(hangUps).toEqual([scripted.carrierCallId(call_id)]);
+    const call = await getCall(deps, { accountId, callId: call_id });
+    expect([call.call_status, call.disconnection_reason]).toEqual(['error', 'failed']);
+    expect((await eventsOf(call_id)).at(-1)).toEqual(['error', 'workflow_failed']);
+    const sent = JSON.parse(receiver.received[0]!.body);
+    expect([sent.event, sent.call.call_id, sent.call.call_status]).toEqual(['call_ended', call_id, 'error']);
   });
 
   it('fails at once, without retrying, for a call row that does not exist', async () => {

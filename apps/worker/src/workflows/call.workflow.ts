@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   ParentClosePolicy,
   patched,
   proxyActivities,
@@ -31,7 +32,7 @@ const retry = { initialInterval: '500 milliseconds', maximumInterval: '30 second
 // Carrier checks and the call-end step are short and idempotent: local activities run them in the
 // worker without a round trip through the server per attempt, which roughly halves the server work
 // of a call.
-const { placeCall, checkCall, applyCarrierEvents, endCallAtCarrier, handleCallEnded } =
+const { placeCall, checkCall, applyCarrierEvents, endCallAtCarrier, handleCallEnded, failCall } =
   proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry,
@@ -71,9 +72,20 @@ const MIN_CHECK_INTERVAL_MS = 50;
  * gives, it asks the carrier where the call stands (a durable timer as a safety net, so a lost
  * callback never leaves a call hanging). The activities are idempotent, so a worker crash at any point
  * resumes here without double-dialing or lost states. The input carries the call id only; everything
- * else is read from Postgres.
+ * else is read from Postgres. Should a step fail for good, the call ends `error` (failCall) and what
+ * follows a call's end still follows; executions started before that failed with the step.
  */
 export const callWorkflow: CallWorkflow = async ({ callId }) => {
+  if (!patched('call-failure-settles')) return runCall(callId);
+  try {
+    return await runCall(callId);
+  } catch (error) {
+    if (isCancellation(error) || !(await failCall(callId))) throw error;
+    return afterCallEnded(callId);
+  }
+};
+
+async function runCall(callId: string) {
   // Executions started before carrier events polled the carrier on its schedule.
   if (patched('carrier-events')) {
     const ended = await followCarrier(callId);
@@ -81,8 +93,14 @@ export const callWorkflow: CallWorkflow = async ({ callId }) => {
     // live conversations had none.
     if (ended.analyze && patched('post-call-analysis')) await analyze(callId);
   } else await pollCarrier(callId);
-  // The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
-  // own workflow, which outlives this one. Notification emails are sent here, with retries.
+  return afterCallEnded(callId);
+}
+
+/**
+ * The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
+ * own workflow, which outlives this one. Notification emails are sent here, with retries.
+ */
+async function afterCallEnded(callId: string) {
   // The call-end step wakes the campaign itself (a signal from the workflow would cost it another
   // workflow task); executions started before it did signal the campaign from here.
   const wakeFromStep = patched('campaign-wake-from-step');
@@ -112,7 +130,7 @@ export const callWorkflow: CallWorkflow = async ({ callId }) => {
   // Histories recorded before notification emails existed have no `emails`.
   await Promise.all((ended.emails ?? []).map(sendEmail));
   return { status: ended.status };
-};
+}
 
 /** Keeps the CallStatus search attribute on the call's status, updating it only when it changes. */
 function showStatus() {

@@ -68,30 +68,60 @@ export function lockoutMs(failedSignIns: number): number {
   );
 }
 
-function lockedOut(until: Date, now: Date): AppError {
-  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
-  return new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${seconds} seconds`, {
+/** Sign-in attempts a minute from one client address, and for one email (whether it exists or not). */
+export const SIGN_INS_PER_IP_PER_MINUTE = 60;
+export const SIGN_INS_PER_EMAIL_PER_MINUTE = 20;
+
+/** The one answer to every refused sign-in: a wrong password, an unknown email, a locked-out user. */
+export const SIGN_IN_REFUSED = 'Email or password is incorrect, or sign-in is paused after repeated failures';
+
+/**
+ * Takes one sign-in attempt from the client address's and the email's buckets in the rate-limit store
+ * (shared by every api instance with Redis). An email's bucket is keyed by its hash whether or not a
+ * user has it, so a refusal reveals nothing about which emails exist.
+ */
+async function limitSignIns(
+  { clock, rateLimitStore }: CoreDeps,
+  email: string,
+  clientIp: string | undefined,
+) {
+  if (!rateLimitStore) return;
+  const buckets = [
+    { key: `sign-in:email:${hashToken(email)}`, capacity: SIGN_INS_PER_EMAIL_PER_MINUTE },
+    ...(clientIp ? [{ key: `sign-in:ip:${clientIp}`, capacity: SIGN_INS_PER_IP_PER_MINUTE }] : []),
+  ];
+  const states = await rateLimitStore.take('sign-in', buckets, clock.now().getTime());
+  const refused = states.filter((state) => !state.allowed);
+  if (refused.length === 0) return;
+  const seconds = Math.max(
+    ...refused.map((state) => Math.max(1, Math.ceil(((1 - state.tokens) * 60) / state.capacity))),
+  );
+  throw new AppError('RATE_LIMITED', `Too many sign-in attempts; try again in ${seconds} seconds`, {
     'retry-after': String(seconds),
   });
 }
 
 /**
- * Checks an email and password and opens a session. A wrong email and a wrong password get the same
- * answer after the same work; from the fifth failure in a row, the user is locked out for 30 s, then
- * twice as long after each further failure (up to 15 minutes), without the password being checked.
+ * Checks an email and password and opens a session. A wrong password, an unknown email and a locked-out
+ * user get the same answer after the same work (a password check against a decoy where there is no
+ * hash to check, or the user is locked out). From the fifth failure in a row, the user is locked out
+ * for 30 s, then twice as long after each further failure (up to 15 minutes). Attempts are limited per
+ * client address and per email in the rate-limit store, so nobody can try passwords fast, nor keep a
+ * user locked out from one address for long.
  */
 export async function signIn(
   deps: CoreDeps,
   { email, password }: SignInInput,
+  { clientIp }: { clientIp?: string | undefined } = {},
 ): Promise<{ token: string; session: SessionView }> {
   const { db, clock, config } = deps;
-  const user = await db.user.findUnique({
-    where: { email: email.toLowerCase() },
-    include: { account: true },
-  });
+  const normalized = email.toLowerCase();
+  await limitSignIns(deps, normalized, clientIp);
+  const user = await db.user.findUnique({ where: { email: normalized }, include: { account: true } });
   const now = clock.now();
-  if (user?.lockedUntil && user.lockedUntil > now) throw lockedOut(user.lockedUntil, now);
-  const valid = await verifyPassword(user?.passwordHash ?? null, password);
+  const locked = Boolean(user?.lockedUntil && user.lockedUntil > now);
+  const valid = await verifyPassword(locked ? null : (user?.passwordHash ?? null), password);
+  if (locked) throw new AppError('UNAUTHORIZED', SIGN_IN_REFUSED);
   if (!user || !valid) {
     if (user) {
       const failed = await db.user.update({
@@ -104,7 +134,7 @@ export async function signIn(
         await db.user.update({ where: { id: user.id }, data: { lockedUntil: until } });
       }
     }
-    throw new AppError('UNAUTHORIZED', 'Email or password is incorrect');
+    throw new AppError('UNAUTHORIZED', SIGN_IN_REFUSED);
   }
   if (user.failedSignIns > 0 || user.lockedUntil)
     await db.user.update({ where: { id: user.id }, data: { failedSignIns: 0, lockedUntil: null } });

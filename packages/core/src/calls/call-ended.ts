@@ -9,6 +9,7 @@ import {
 import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
+import { ACCOUNT_REFUSED_REASON } from './carrier';
 
 /**
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
@@ -27,6 +28,7 @@ export async function handleCallEnded(
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
       c.campaign_id::text AS "campaignId", c.answered_by AS "answeredBy",
+      (SELECT e.reason FROM call_events e WHERE e.call_id = c.id AND e.status = c.status) AS "endReason",
       COALESCE(cardinality(a.notification_emails) > 0, false) AS "hasEmailAddresses",
       EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
       EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended') AS "eventRecorded",
@@ -43,6 +45,8 @@ export async function handleCallEnded(
         // A call an answering machine took counts as `voicemail` for the campaign (retry_on).
         outcome: call.answeredBy === 'machine' ? 'voicemail' : call.status,
         contact: call.campaignContact,
+        // The carrier refused the account (the campaign paused itself): the contact waits for the resume.
+        requeue: call.endReason === ACCOUNT_REFUSED_REASON,
       })
     : false;
   // A failed wake leaves the campaign to its recheck timer, as a failed signal from the workflow did.
@@ -69,6 +73,8 @@ export async function handleCallEnded(
 
 interface CallEnd {
   status: CallStatus;
+  /** The reason of the call's last transition. */
+  endReason: string | null;
   answeredBy: string | null;
   accountId: string;
   /** Null for an incoming call refused because its number had no agent: no webhooks, no emails. */

@@ -1,12 +1,14 @@
 import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
+import { pauseCampaignFor } from '../campaigns/control-campaign';
 import {
+  ACCOUNT_REFUSED_REASON,
   ANSWERED_OUTCOMES,
+  CarrierAccountRefused,
   CarrierRefusal,
   CarrierRequestRefused,
   type CarrierCallState,
-  type PlacedCall,
   type CarrierEvent,
   type ServiceEnd,
 } from './carrier';
@@ -110,13 +112,21 @@ async function endWhenHeard(
   };
 }
 
+/** How long a dial is retried while the carrier is unreachable or overloaded (see CoreConfig). */
+export const DEFAULT_DIAL_RETRY_BOUND_MS = 120_000;
+
 /**
  * Dials through the carrier at most once. The attempt is recorded before the carrier is asked; an
  * activity retried after a crash in between (the carrier accepted the call, its id was never stored)
  * first looks for the call it may already have placed (the carrier's calls from this number to that
- * one since the attempt, not claimed by another call) and adopts it rather than dialing again. Then
- * it leaves the call to the carrier's events, with the safety net's first look due when the carrier
- * says.
+ * one since the first attempt, not claimed by another call) and adopts it rather than dialing again.
+ * Then it leaves the call to the carrier's events, with the safety net's first look due when the
+ * carrier says.
+ *
+ * Carrier failures settle: a refusal ends the call `error` at once (a refused account also pauses the
+ * call's campaign); an unreachable or overloaded carrier (network errors, 429, 5xx) fails the activity
+ * to be retried with backoff, until `dialRetryBoundMs` after the first attempt, when the call ends
+ * `error` (`failed`, its last transition `carrier_unavailable`).
  */
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
   // With the agent's voicemail setting (whether to ask the carrier to detect answering machines) and
@@ -128,9 +138,31 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   if (TERMINAL.has(call.status)) return done(call.status);
   if (call.carrierCallId) return awaitingEvents(deps, call.status, call.carrierCallId);
-  if (call.dialAttemptedAt) {
-    const placed = await findPlacedCall(deps, call, call.dialAttemptedAt);
-    if (placed) return awaitingEvents(deps, call.status, placed);
+  const firstAttemptAt = call.dialAttemptedAt;
+  // What the carrier is asked, each failure classified: a refusal settles the call, anything else is
+  // retried within the bound.
+  const atCarrier = async <T>(request: () => Promise<T>): Promise<T | CallProgress> => {
+    try {
+      return await request();
+    } catch (error) {
+      const now = deps.clock.now();
+      if (error instanceof CarrierRefusal) return refused(deps, call, error, now);
+      const bound = deps.config.dialRetryBoundMs ?? DEFAULT_DIAL_RETRY_BOUND_MS;
+      if (now.getTime() - (firstAttemptAt ?? now).getTime() < bound) throw error;
+      return done(
+        await finishCall(deps, call, {
+          outcome: 'failed',
+          answeredAt: null,
+          endedAt: now,
+          endReason: 'carrier_unavailable',
+        }),
+      );
+    }
+  };
+  if (firstAttemptAt) {
+    const adopted = await atCarrier(() => findPlacedCall(deps, call, firstAttemptAt));
+    if (typeof adopted === 'string') return awaitingEvents(deps, call.status, adopted);
+    if (adopted) return adopted;
   }
   // A campaign's ring time comes first, then the agent's; the carrier's default without either.
   const campaign = call.campaignId
@@ -141,10 +173,10 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     : null;
   const ringTimeoutSeconds = campaign?.ringTimeoutSeconds ?? call.agent?.ringTimeoutSeconds ?? undefined;
   const placedAt = deps.clock.now();
-  await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
-  let placed: PlacedCall;
-  try {
-    placed = await deps.carrier.placeCall({
+  if (!firstAttemptAt)
+    await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
+  const placed = await atCarrier(() =>
+    deps.carrier.placeCall({
       callId,
       from: call.fromNumber,
       to: call.toNumber,
@@ -152,19 +184,44 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       // Detecting answering machines costs time and money: only for agents that act on one.
       detectMachine: (call.agent?.voicemailAction ?? 'continue') !== 'continue',
       ...(ringTimeoutSeconds ? { ringTimeoutSeconds } : {}),
-    });
-  } catch (error) {
-    if (!(error instanceof CarrierRefusal)) throw error;
-    return done(
-      await finishCall(deps, call, { outcome: error.outcome, answeredAt: null, endedAt: placedAt }),
-    );
-  }
+    }),
+  );
+  if ('terminal' in placed) return placed;
   const { carrierCallId, state } = placed;
   await deps.db.call.update({ where: { id: callId }, data: { carrierCallId } });
   // The carrier knew where the call stood already: recorded now, not waited for.
   if (state && state.phase !== 'dialing')
     return applyState(deps, { ...call, carrierCallId }, carrierCallId, state, placedAt);
   return awaitingEvents(deps, call.status, carrierCallId);
+}
+
+/**
+ * The carrier refused the call: it ends `error` with the carrier's reason. A refused account pauses the
+ * call's campaign first (so a crash in between finds the call still open, and the retry pauses again),
+ * rather than letting it burn its contacts on the same refusal.
+ */
+async function refused(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  refusal: CarrierRefusal,
+  at: Date,
+): Promise<CallProgress> {
+  const accountRefused = refusal instanceof CarrierAccountRefused;
+  if (accountRefused && call.campaignId)
+    await pauseCampaignFor(
+      deps,
+      call.campaignId,
+      `The carrier refused the account's credentials (${refusal.detail ?? 'no detail'}). ` +
+        'Fix the carrier connection, then resume the campaign.',
+    );
+  return done(
+    await finishCall(deps, call, {
+      outcome: refusal.outcome,
+      answeredAt: null,
+      endedAt: at,
+      ...(accountRefused ? { endReason: ACCOUNT_REFUSED_REASON } : {}),
+    }),
+  );
 }
 
 /** The carrier call an earlier attempt placed for this call, adopted; null when there is none. */
@@ -292,7 +349,7 @@ export async function applyCarrierEvents(
   }
   if (answeredBy && answeredBy !== call.answeredBy)
     await deps.db.call.update({ where: { id: callId }, data: { answeredBy } });
-  if (find('detected')?.answeredBy === 'machine' && status === 'ongoing' && !call.serviceEndReason)
+  if (find('detected')?.answeredBy === 'machine' && status === 'ongoing')
     await answerMachine(deps, call, carrierCallId);
   return awaitingEvents(deps, status, carrierCallId);
 }
@@ -308,9 +365,7 @@ async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCa
     select: { voicemailAction: true, voicemailMessage: true, language: true },
   });
   if (agent.voicemailAction === 'continue') return;
-  if (!(await claimServiceEnd(deps, call.id, 'agent_hangup'))) return;
-  const now = deps.clock.now();
-  await atCarrier(deps, call.id, () =>
+  await endByService(deps, call, 'agent_hangup', (now) =>
     agent.voicemailAction === 'leave_message'
       ? deps.carrier.leaveMessage(
           carrierCallId,
@@ -321,33 +376,54 @@ async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCa
   );
 }
 
-/** Records how the service is ending the call; false when it is already ending it otherwise. */
-async function claimServiceEnd(deps: CoreDeps, callId: string, reason: string): Promise<boolean> {
+/**
+ * The service ends a call itself: records how (the claim, so the call ends with that reason once the
+ * carrier reports the end), asks the carrier, and marks the request done once the carrier confirmed it.
+ * A call that has ended, or that the service is already ending otherwise, is left as it is.
+ *
+ * Crash windows: between the claim and the request, and between the carrier's answer and its record, a
+ * retried activity finds its own unconfirmed claim and asks again (hanging up, redirecting or leaving a
+ * message twice changes nothing more at the carrier). A request the carrier refuses (the call ended
+ * meanwhile, a transfer of a call no longer connected) is given up, and a first request's claim with
+ * it, so the call ends as the carrier reports; a repeated request's claim stays, since the first may
+ * have been carried out.
+ */
+async function endByService(
+  deps: CoreDeps,
+  call: Call,
+  reason: string,
+  request: (now: Date) => Promise<void>,
+): Promise<void> {
+  if (call.serviceEndConfirmedAt) return;
+  const repeated = call.serviceEndReason === reason;
+  if (call.serviceEndReason && !repeated) return;
   const { count } = await deps.db.call.updateMany({
-    where: { id: callId, serviceEndReason: null, status: { in: ORDER } },
+    where: {
+      id: call.id,
+      status: { in: ORDER },
+      serviceEndConfirmedAt: null,
+      serviceEndReason: repeated ? reason : null,
+    },
     data: { serviceEndReason: reason },
   });
-  return count === 1;
-}
-
-/**
- * A request to the carrier about a call the service is ending. One the carrier refuses (the call
- * ended meanwhile, a transfer of a call no longer connected) is given up, and the claim with it, so
- * the call ends as the carrier reports; anything else fails the activity to be retried.
- */
-async function atCarrier(deps: CoreDeps, callId: string, request: () => Promise<void>): Promise<void> {
+  if (count === 0) return;
   try {
-    await request();
+    await request(deps.clock.now());
   } catch (error) {
     if (!(error instanceof CarrierRequestRefused)) throw error;
-    await deps.db.call.update({ where: { id: callId }, data: { serviceEndReason: null } });
+    if (!repeated)
+      await deps.db.call.updateMany({
+        where: { id: call.id, serviceEndConfirmedAt: null },
+        data: { serviceEndReason: null },
+      });
+    return;
   }
+  await deps.db.call.update({ where: { id: call.id }, data: { serviceEndConfirmedAt: deps.clock.now() } });
 }
 
 /**
- * The service ends a call itself (the call workflow's endCall signal): it records how, so the call
- * ends with that reason once the carrier reports the end, then asks the carrier to hang up or to hand
- * the call over. A call that has ended, or that the service is already ending, is left as it is.
+ * The service ends a call itself (the call workflow's endCall signal): a hang-up with the reason the
+ * call ends with, or a hand-over to another number (see endByService).
  */
 export async function endCallAtCarrier(
   deps: CoreDeps & CallRuntime,
@@ -358,15 +434,11 @@ export async function endCallAtCarrier(
   if (TERMINAL.has(call.status)) return done(call.status);
   if (!call.carrierCallId) return placeCall(deps, callId);
   const carrierCallId = call.carrierCallId;
-  const reason = request.action === 'transfer' ? 'transferred' : request.reason;
-  if (await claimServiceEnd(deps, callId, reason)) {
-    const now = deps.clock.now();
-    await atCarrier(deps, callId, () =>
-      request.action === 'transfer'
-        ? deps.carrier.transfer(carrierCallId, request.destination, now)
-        : deps.carrier.hangUp(carrierCallId, now),
-    );
-  }
+  await endByService(deps, call, request.action === 'transfer' ? 'transferred' : request.reason, (now) =>
+    request.action === 'transfer'
+      ? deps.carrier.transfer(carrierCallId, request.destination, now)
+      : deps.carrier.hangUp(carrierCallId, now),
+  );
   return awaitingEvents(deps, call.status, carrierCallId);
 }
 

@@ -119,12 +119,27 @@ export class CarrierRefusal extends Error {
   constructor(
     readonly outcome: 'not_in_service' | 'carrier_rejected' | 'failed',
     /** Why, when the service knows more than the outcome (e.g. no carrier account for the number). */
-    detail?: string,
+    readonly detail?: string,
   ) {
     super(`Carrier refused the call: ${outcome}${detail ? ` (${detail})` : ''}`);
     this.name = 'CarrierRefusal';
   }
 }
+
+/**
+ * The carrier refused the account itself (Twilio: 401 or 403, revoked or wrong credentials, a suspended
+ * account): every call through it would fail the same way. The call ends `error` (`carrier_rejected`,
+ * its last transition `carrier_account_refused`) and its campaign pauses itself with the reason.
+ */
+export class CarrierAccountRefused extends CarrierRefusal {
+  constructor(detail: string) {
+    super('carrier_rejected', detail);
+    this.name = 'CarrierAccountRefused';
+  }
+}
+
+/** The transition reason of a call whose carrier refused the account (see CarrierAccountRefused). */
+export const ACCOUNT_REFUSED_REASON = 'carrier_account_refused';
 
 export interface SimulatedCarrierOptions {
   /** First matching rule wins: a destination suffix (e.g. `0001`) or the whole E.164 number. */

@@ -56,12 +56,15 @@ export async function finishCall(
     answeredBy?: AnsweredBy;
     /** The call's live conversation was never stored: the media server is gone. */
     conversationLost?: boolean;
+    /** The last transition's reason, where the service knows more than the outcome says. */
+    endReason?: string;
   },
 ): Promise<CallStatus> {
   const ended = { ...carrierEnd, outcome: connectedOutcome(call, carrierEnd) };
   const { status, reason } = terminalStatusFor(ended.outcome);
   // A transferred call ends normally, its last transition says where it went; a lost conversation says so.
   const endEventReason =
+    carrierEnd.endReason ??
     reason ??
     (ended.answeredAt && call.serviceEndReason === 'transferred'
       ? 'transferred'

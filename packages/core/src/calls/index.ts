@@ -7,6 +7,7 @@ export * from './dial-call';
 export * from './call-runtime';
 export * from './carrier-progress';
 export * from './finish-call';
+export * from './fail-call';
 export * from './call-ended';
 export * from './call-timeline';
 export * from './get-call';

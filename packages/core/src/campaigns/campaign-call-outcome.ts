@@ -4,25 +4,28 @@ import type { CoreDeps } from '../deps';
 /**
  * A campaign call's end, recorded on its contact (once) with its outcome (the call's status, or
  * `voicemail` when an answering machine took it): retried later when the policy says so,
- * otherwise completed with the outcome. Runs in the call-end step, which reads the contact with the
+ * otherwise completed with the outcome. `requeue`: the call failed for a reason of the service's, not
+ * the contact's (the carrier refused the account): the contact goes back to the queue whatever the
+ * policy, unless the campaign was canceled. Runs in the call-end step, which reads the contact with the
  * call. Returns whether the call workflow should wake the campaign: only the first end since the
  * campaign's last step began does, so a campaign sees one signal per step rather than one per call.
  */
 export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
-  call: { id: string; outcome: string; contact: ContactAtCallEnd },
+  call: { id: string; outcome: string; contact: ContactAtCallEnd; requeue?: boolean },
 ): Promise<boolean> {
   const { contact } = call;
   if (contact.lastCallId !== call.id) return false;
   // Recorded by an earlier try of this step, which may have stopped before its signal: send it again.
   if (contact.state !== 'calling') return contact.wakePending;
   const now = clock.now();
-  const nextAttemptAt = new Date(now.getTime() + contact.retryDelaySeconds * 1000);
+  const nextAttemptAt = call.requeue ? now : new Date(now.getTime() + contact.retryDelaySeconds * 1000);
   const retry =
     contact.campaignStatus !== 'canceled' &&
-    contact.retryOn.includes(call.outcome) &&
-    contact.attempts < contact.maxAttempts &&
-    (!contact.endAt || nextAttemptAt < new Date(contact.endAt));
+    (call.requeue ||
+      (contact.retryOn.includes(call.outcome) &&
+        contact.attempts < contact.maxAttempts &&
+        (!contact.endAt || nextAttemptAt < new Date(contact.endAt))));
   // The outcome and the wake-up flag in one statement.
   const flagged = await db.$queryRaw<{ id: string }[]>`
     WITH recorded AS (

@@ -50,6 +50,7 @@ export function toCampaign(row: CampaignRow, counts: CampaignCounts): Campaign {
     agent_id: row.agentId,
     from_numbers: row.fromNumbers,
     status: row.status,
+    paused_reason: row.pausedReason,
     timezone: row.timezone,
     schedule: { start_at: row.startAt?.toISOString() ?? null, end_at: row.endAt?.toISOString() ?? null },
     calling_windows: row.callingWindows as unknown as CallingWindow[],

@@ -61,7 +61,7 @@ export async function startPendingCampaigns(deps: CoreDeps, { olderThanMs = 5_00
 async function transition(
   deps: CoreDeps,
   { accountId, campaignId }: { accountId: string; campaignId: string },
-  change: (row: CampaignRow) => Pick<Partial<CampaignRow>, 'status' | 'finishedAt'> | null,
+  change: (row: CampaignRow) => Pick<Partial<CampaignRow>, 'status' | 'finishedAt' | 'pausedReason'> | null,
   event: (before: CampaignRow) => CampaignEventType | null,
 ): Promise<{ before: CampaignRow; after: CampaignRow }> {
   const found = await loadCampaign(deps.db, accountId, campaignId);
@@ -115,7 +115,10 @@ export async function resumeCampaign(deps: CoreDeps, ids: { accountId: string; c
       if (finished(row.status))
         throw new AppError('CONFLICT', `Campaign is ${row.status}; it cannot be resumed`);
       if (row.status !== 'paused') return null;
-      return { status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running' };
+      return {
+        status: row.startAt && row.startAt > deps.clock.now() ? 'scheduled' : 'running',
+        pausedReason: null,
+      };
     },
     () => null,
   );
@@ -142,4 +145,24 @@ export async function cancelCampaign(deps: CoreDeps, ids: { accountId: string; c
   );
   if (before.status !== 'draft') await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
   return toCampaign(after, await countContacts(deps.db, after.id));
+}
+
+/**
+ * The service pauses a campaign itself (its carrier refused the account, so every dial would fail the
+ * same way): as a pause by its owner, with the reason shown on the campaign until it is resumed. A
+ * campaign not running or scheduled is left as it is.
+ */
+export async function pauseCampaignFor(deps: CoreDeps, campaignId: string, reason: string): Promise<void> {
+  const row = await deps.db.campaign.findUnique({ where: { id: campaignId }, select: { accountId: true } });
+  if (!row) return;
+  const { before, after } = await transition(
+    deps,
+    { accountId: row.accountId, campaignId },
+    (current) =>
+      current.status === 'running' || current.status === 'scheduled'
+        ? { status: 'paused', pausedReason: reason }
+        : null,
+    () => 'campaign_paused',
+  );
+  if (before.status !== after.status) await deps.workflows.wakeCampaign(after.id).catch(() => undefined);
 }

@@ -124,6 +124,8 @@ export const Campaign = z.object({
   agent_id: z.uuid(),
   from_numbers: z.array(z.string()),
   status: z.enum(CAMPAIGN_STATUSES),
+  /** Why the service paused the campaign itself (its carrier refused the account); null otherwise. */
+  paused_reason: z.string().nullable(),
   timezone: z.string(),
   schedule: z.object({ start_at: z.string().nullable(), end_at: z.string().nullable() }),
   calling_windows: z.array(z.object({ days: z.array(z.enum(WEEKDAYS)), start: z.string(), end: z.string() })),

@@ -4,7 +4,7 @@ import { publicProcedure, requireCsrfToken, router } from '../trpc';
 /** The dashboard's sign-in: the session itself travels in an HttpOnly cookie the page never sees. */
 export const sessionRouter = router({
   signIn: publicProcedure.input(SignInInput).mutation(async ({ ctx, input }) => {
-    const { token, session } = await signIn(ctx.deps, input);
+    const { token, session } = await signIn(ctx.deps, input, { clientIp: ctx.clientIp });
     ctx.setSessionCookie?.(token);
     return session;
   }),

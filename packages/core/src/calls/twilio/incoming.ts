@@ -4,6 +4,7 @@ import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { parseE164 } from '../../phone';
 import { inAccount } from '../../scope';
+import { concurrentCallLimit, countCallsInProgress } from '../concurrent-calls';
 import { mergedVariables, startCallWorkflows } from '../dial-call';
 import { mediaStreamFor } from '../media-stream-token';
 import { serviceNumberOf, twilioAccountSidOfNumber } from '../../carrier-connections/twilio-accounts';
@@ -21,6 +22,31 @@ const REFUSAL = {
   /** The number is an account's, with no agent to take the call. */
   unassigned: 'Sorry, nobody can take your call at this number right now. Please try again later. Goodbye.',
 };
+
+/**
+ * The account has as many calls in progress as it may: the caller hears this in the agent's language
+ * (its primary subtag; English for the others).
+ */
+const ALL_LINES_BUSY: Record<string, string> = {
+  en: 'Sorry, all our lines are busy right now. Please call again later. Goodbye.',
+  he: 'מצטערים, כל הקווים שלנו תפוסים כרגע. אנא התקשרו שוב מאוחר יותר. להתראות.',
+  ar: 'عذرًا، جميع خطوطنا مشغولة الآن. يرجى الاتصال لاحقًا. مع السلامة.',
+  es: 'Lo sentimos, todas nuestras líneas están ocupadas en este momento. Por favor, llame más tarde. Adiós.',
+  fr: 'Désolé, toutes nos lignes sont occupées pour le moment. Veuillez rappeler plus tard. Au revoir.',
+  de: 'Entschuldigung, alle unsere Leitungen sind im Moment besetzt. Bitte rufen Sie später noch einmal an. Auf Wiederhören.',
+  ru: 'Извините, все наши линии сейчас заняты. Пожалуйста, перезвоните позже. До свидания.',
+};
+
+/** The reason of an incoming call refused because its account had as many calls in progress as it may. */
+export const CONCURRENCY_LIMIT_REASON = 'concurrency_limit';
+
+function allLinesBusy(language: string): Promise<string> {
+  const primary = language.split('-')[0]!.toLowerCase();
+  const text = ALL_LINES_BUSY[primary];
+  return twiml().then((built) =>
+    text ? built.sayThenHangUpTwiml(text, language) : built.sayThenHangUpTwiml(ALL_LINES_BUSY.en!, 'en-US'),
+  );
+}
 
 /** The answer to a number the service has: it knew the number. */
 const answered = (twiml: string) => ({ twiml, unknownNumber: false });
@@ -63,10 +89,7 @@ export async function answerTwilioCall(
   // Only the Twilio account the call goes through may ask about it again.
   if (existing && (await twilioAccountSidOfNumber(deps, serviceNumberOf(existing))) !== accountSid)
     return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
-  if (existing)
-    return answered(
-      existing.status === 'error' ? await refusal(REFUSAL.unassigned) : await streamTo(deps, existing.id),
-    );
+  if (existing) return answered(await answerAgain(deps, existing.id));
 
   let toNumber: string | null = null;
   try {
@@ -94,34 +117,43 @@ export async function answerTwilioCall(
   const testContact = await deps.db.testContact.findFirst({
     where: inAccount(number.accountId, { phoneNumber: from }),
   });
-  const statuses = takesCall
-    ? (['initiated', 'ringing', 'ongoing'] as const)
-    : (['initiated', 'error'] as const);
-  const row: Prisma.CallUncheckedCreateInput = {
-    id: callId,
-    accountId: number.accountId,
-    agentId: takesCall ? agent.id : null,
-    agentVersion: takesCall ? agent.version : null,
-    direction: 'incoming',
-    fromNumber: from,
-    toNumber: number.number,
-    isTestCall: testContact !== null,
-    varsProvided: takesCall ? mergedVariables(agent, {}) : {},
-    carrierCallId,
-    createdAt: now,
-    ...(takesCall
-      ? { status: 'ongoing', connectedAt: now }
-      : { status: 'error', disconnectionReason: 'no_agent_assigned', endedAt: now }),
-    events: {
-      create: statuses.map((status) => ({
-        status,
-        at: now,
-        ...(status === 'error' ? { reason: 'no_agent_assigned' } : {}),
-      })),
-    },
+  const limit = takesCall ? await concurrentCallLimit(deps, deps.db, number.accountId) : null;
+  const row = (full: boolean): Prisma.CallUncheckedCreateInput => {
+    const refusedFor = !takesCall ? 'no_agent_assigned' : full ? CONCURRENCY_LIMIT_REASON : null;
+    const statuses = refusedFor
+      ? (['initiated', 'error'] as const)
+      : (['initiated', 'ringing', 'ongoing'] as const);
+    return {
+      id: callId,
+      accountId: number.accountId,
+      agentId: takesCall ? agent.id : null,
+      agentVersion: takesCall ? agent.version : null,
+      direction: 'incoming',
+      fromNumber: from,
+      toNumber: number.number,
+      isTestCall: testContact !== null,
+      varsProvided: takesCall ? mergedVariables(agent, {}) : {},
+      carrierCallId,
+      createdAt: now,
+      ...(refusedFor
+        ? { status: 'error', disconnectionReason: refusedFor, endedAt: now }
+        : { status: 'ongoing', connectedAt: now }),
+      events: {
+        create: statuses.map((status) => ({
+          status,
+          at: now,
+          ...(status === 'error' ? { reason: refusedFor } : {}),
+        })),
+      },
+    };
   };
   try {
-    await deps.db.call.create({ data: row });
+    // Counted and created under the account's lock on calls in progress, as dials and campaign steps
+    // are: together they never exceed the limit.
+    await deps.db.$transaction(async (tx) => {
+      const full = limit !== null && (await countCallsInProgress(tx, number.accountId)) >= limit;
+      await tx.call.create({ data: row(full) });
+    });
   } catch (error) {
     // Twilio sent the webhook again while the first was being answered: answer as the first did.
     if ((error as { code?: string }).code === 'P2002') return answerTwilioCall(deps, request);
@@ -129,7 +161,19 @@ export async function answerTwilioCall(
   }
   // Refused calls get their workflow too: every call row has one (it records the end and stops).
   await startCallWorkflows(deps, [
-    { id: callId, accountId: number.accountId, agentId: row.agentId ?? null, campaignId: null },
+    { id: callId, accountId: number.accountId, agentId: takesCall ? agent.id : null, campaignId: null },
   ]);
-  return answered(takesCall ? await streamTo(deps, callId) : await refusal(REFUSAL.unassigned));
+  return answered(await answerAgain(deps, callId));
+}
+
+/** The answer for an incoming call's row: its stream, or the refusal it ended with. */
+async function answerAgain(deps: CoreDeps, callId: string): Promise<string> {
+  const call = await deps.db.call.findUniqueOrThrow({
+    where: { id: callId },
+    select: { id: true, status: true, disconnectionReason: true, agent: { select: { language: true } } },
+  });
+  if (call.status !== 'error') return streamTo(deps, call.id);
+  if (call.disconnectionReason === CONCURRENCY_LIMIT_REASON)
+    return allLinesBusy(call.agent?.language ?? 'en');
+  return refusal(REFUSAL.unassigned);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { startTwilioEmulator, type TwilioEmulator } from '@voice/twilio-emulator';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CarrierRefusal, type CarrierEvent } from '../carrier';
+import { CarrierAccountRefused, CarrierRefusal, type CarrierEvent } from '../carrier';
 import { carrierEventFromStatusCallback } from './status-callback';
 import { createTwilioCarrier, singleTwilioAccount } from './twilio-carrier';
 
@@ -131,7 +131,7 @@ describe('the Twilio carrier', () => {
     expect(failed.event).toMatchObject({ outcome: 'not_in_service' });
   });
 
-  it('turns a number Twilio refuses at once into a refusal, and bad credentials into an error', async () => {
+  it('turns a number Twilio refuses at once into a refusal, and bad credentials into a refused account', async () => {
     const refused = carrier().placeCall({
       callId: 'x',
       from: '+14155550100',
@@ -147,8 +147,33 @@ describe('the Twilio carrier', () => {
       to: '+14155550009',
       placedAt: new Date(),
     });
-    await expect(unauthenticated).rejects.toMatchObject({ status: 401, code: 20003 });
-    expect(emulator.requests.filter((r) => r.status === 401)).toHaveLength(1);
+    await expect(unauthenticated).rejects.toBeInstanceOf(CarrierAccountRefused);
+    await expect(unauthenticated).rejects.toMatchObject({ outcome: 'carrier_rejected' });
+    const lookedUp = carrier({ authToken: 'wrong' }).findPlacedCalls({
+      from: '+14155550100',
+      to: '+14155550009',
+      since: new Date(),
+    });
+    await expect(lookedUp).rejects.toBeInstanceOf(CarrierAccountRefused);
+    expect(emulator.requests.filter((r) => r.status === 401)).toHaveLength(2);
+  });
+
+  it('leaves an overloaded or failing Twilio (429, 5xx) to the caller to retry, not as a refusal', async () => {
+    for (const status of [429, 500, 503]) {
+      emulator.failRequests(() => ({ status, code: status === 429 ? 20429 : 20500, message: 'try later' }));
+      try {
+        const placing = carrier().placeCall({
+          callId: `z${status}`,
+          from: '+14155550100',
+          to: '+14155550009',
+          placedAt: new Date(),
+        });
+        await expect(placing).rejects.toMatchObject({ status });
+        await expect(placing).rejects.not.toBeInstanceOf(CarrierRefusal);
+      } finally {
+        emulator.failRequests(null);
+      }
+    }
   });
 
   it('finds a forged callback by its signature', () => {

@@ -1,6 +1,12 @@
 import twilio from 'twilio';
 
-import { CarrierRefusal, CarrierRequestRefused, type Carrier, type CarrierCallState } from '../carrier';
+import {
+  CarrierAccountRefused,
+  CarrierRefusal,
+  CarrierRequestRefused,
+  type Carrier,
+  type CarrierCallState,
+} from '../carrier';
 import { endedOutcome } from './status-callback';
 import { twilioClient, type TwilioAccount } from './twilio-client';
 import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
@@ -64,6 +70,18 @@ const REFUSED_AT_CREATE: Record<number, 'not_in_service' | 'carrier_rejected'> =
   21216: 'carrier_rejected',
   32224: 'carrier_rejected',
 };
+
+/**
+ * Wrong or revoked credentials, a suspended or closed account (Twilio: 401, 403, or 404 for the account's
+ * own resources): no call through the account can be placed.
+ */
+function accountRefusal(error: unknown): CarrierAccountRefused | null {
+  if (!(error instanceof twilio.RestException)) return null;
+  if (error.status !== 401 && error.status !== 403 && error.status !== 404) return null;
+  return new CarrierAccountRefused(
+    `Twilio answered ${error.status} (${error.code ?? '-'}): ${error.message}`,
+  );
+}
 
 /** How far before a dial attempt a retried dial looks for the call it may have placed. */
 const PLACED_CALL_CLOCK_MARGIN_MS = 10_000;
@@ -129,10 +147,14 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
         });
         return { carrierCallId: call.sid };
       } catch (error) {
-        if (error instanceof twilio.RestException && error.status === 400) {
-          throw new CarrierRefusal(REFUSED_AT_CREATE[error.code ?? 0] ?? 'failed');
-        }
-        throw error;
+        // 429, 5xx and network errors are the caller's to retry, within its bound.
+        if (!(error instanceof twilio.RestException) || error.status === 429 || error.status >= 500)
+          throw error;
+        if (error.status === 400) throw new CarrierRefusal(REFUSED_AT_CREATE[error.code ?? 0] ?? 'failed');
+        throw (
+          accountRefusal(error) ??
+          new CarrierRefusal('failed', `Twilio answered ${error.status} (${error.code ?? '-'})`)
+        );
       }
     },
 
@@ -164,7 +186,10 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
     async findPlacedCalls({ from, to, since }) {
       // Twilio's times have whole seconds, and its clock is not ours: look a little further back.
       const after = since.getTime() - PLACED_CALL_CLOCK_MARGIN_MS;
-      const calls = await (await clientForNumber(from)).calls.list({ from, to, limit: 50 });
+      const client = await clientForNumber(from);
+      const calls = await client.calls.list({ from, to, limit: 50 }).catch((error: unknown) => {
+        throw accountRefusal(error) ?? error;
+      });
       return calls
         .filter((call) => call.dateCreated.getTime() >= after)
         .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())

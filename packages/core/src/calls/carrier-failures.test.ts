@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advanceCampaign } from '../campaigns/advance-campaign';
+import { getCampaign } from '../campaigns/get-campaign';
+import { resumeCampaign } from '../campaigns/control-campaign';
+import { createCampaign } from '../campaigns/create-campaign';
+import { CreateCampaignInput } from '../campaigns/schemas';
+import type { CoreDeps } from '../deps';
+import { createTestDeps, manualClock, seedAccount, startsNothing } from '../testing/deps';
+import { CarrierAccountRefused, createSimulatedCarrier, type Carrier } from './carrier';
+import { handleCallEnded } from './call-ended';
+import { applyCarrierEvents, endCallAtCarrier, placeCall } from './carrier-progress';
+import type { CallRuntime } from './call-runtime';
+import { deterministicConversationEngine } from './conversation';
+import { dialCall } from './dial-call';
+
+/**
+ * Carrier failures settle; nothing hangs. Each test injects the carrier's error at one request and
+ * retries the activity as its workflow would.
+ */
+
+let deps: CoreDeps;
+let drop: () => Promise<void>;
+const clock = manualClock(new Date());
+beforeAll(async () => {
+  const test = await createTestDeps(clock, { workflows: startsNothing });
+  deps = test.deps;
+  drop = test.database.drop;
+});
+afterAll(() => drop?.());
+
+type Method = 'placeCall' | 'hangUp' | 'transfer' | 'leaveMessage';
+const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+
+/** The simulator, with one method failing its first `times` requests as `error()` says. */
+function failing(
+  method: Method,
+  { times = 1, error = connectionReset }: { times?: number; error?: () => Error } = {},
+) {
+  const carrier = createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 600_000 });
+  const requests: Method[] = [];
+  const wrapped: Carrier = {
+    ...carrier,
+    [method]: async (...args: unknown[]) => {
+      requests.push(method);
+      if (requests.length <= times) throw error();
+      return (carrier[method] as (...a: unknown[]) => Promise<void>)(...args);
+    },
+  };
+  return { requests, runtime: { ...deps, carrier: wrapped, conversation: deterministicConversationEngine } };
+}
+const failingOnce = (method: Method) => failing(method);
+
+let nextNumber = 0;
+async function ongoingCall(runtime: CoreDeps & CallRuntime, voicemailAction = 'continue') {
+  nextNumber += 1;
+  const from = `+1415557${String(1000 + nextNumber)}`;
+  const { account, agent } = await seedAccount(deps, `Service end ${nextNumber}`, [from]);
+  await deps.db.agent.update({ where: { id: agent.id }, data: { voicemailAction } });
+  const { call_id } = await dialCall(deps, {
+    accountId: account.id,
+    from_number: from,
+    // 0009: the simulator's callee answers and talks.
+    to_number: `+1415${600 + nextNumber}0009`,
+  });
+  expect((await placeCall(runtime, call_id)).status).toBe('ongoing');
+  return deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+}
+
+describe('the service ending a call at a transient carrier error', () => {
+  it.each([
+    ['hangUp', { action: 'hang_up', reason: 'agent_hangup' }, 'agent_hangup'],
+    ['transfer', { action: 'transfer', destination: '+14155550100' }, 'transferred'],
+  ] as const)('%s is asked again by the retry and confirmed', async (method, request, reason) => {
+    const { requests, runtime } = failingOnce(method);
+    const call = await ongoingCall(runtime);
+    await expect(endCallAtCarrier(runtime, call.id, request)).rejects.toThrow('ECONNRESET');
+    const claimed = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect([claimed.serviceEndReason, claimed.serviceEndConfirmedAt]).toEqual([reason, null]);
+
+    await endCallAtCarrier(runtime, call.id, request);
+    expect(requests).toEqual([method, method]);
+    const confirmed = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(confirmed.serviceEndReason).toBe(reason);
+    expect(confirmed.serviceEndConfirmedAt).toBeInstanceOf(Date);
+    // Confirmed: a further request changes nothing and asks nothing.
+    await endCallAtCarrier(runtime, call.id, request);
+    expect(requests).toHaveLength(2);
+  });
+
+  it.each([
+    ['hang_up', 'hangUp'],
+    ['leave_message', 'leaveMessage'],
+  ] as const)('voicemail (%s) is asked again by the retried events and confirmed', async (action, method) => {
+    const { requests, runtime } = failingOnce(method);
+    const call = await ongoingCall(runtime, action);
+    const detected = [
+      {
+        kind: 'detected' as const,
+        answeredBy: 'machine' as const,
+        carrierCallId: call.carrierCallId!,
+        at: new Date().toISOString(),
+      },
+    ];
+    await expect(applyCarrierEvents(runtime, call.id, detected)).rejects.toThrow('ECONNRESET');
+    await applyCarrierEvents(runtime, call.id, detected);
+    expect(requests).toEqual([method, method]);
+    const confirmed = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(confirmed.serviceEndReason).toBe('agent_hangup');
+    expect(confirmed.serviceEndConfirmedAt).toBeInstanceOf(Date);
+  });
+});
+
+describe('a dial the carrier fails', () => {
+  it('is retried while the carrier is unreachable, then ends error once the bound has passed', async () => {
+    const { requests, runtime } = failing('placeCall', { times: Infinity });
+    nextNumber += 1;
+    const from = `+1415557${String(1000 + nextNumber)}`;
+    const { account } = await seedAccount(deps, `Unreachable ${nextNumber}`, [from]);
+    const { call_id } = await dialCall(deps, {
+      accountId: account.id,
+      from_number: from,
+      to_number: `+1415${600 + nextNumber}0009`,
+    });
+    await expect(placeCall(runtime, call_id)).rejects.toThrow('ECONNRESET');
+    clock.advance(119_000);
+    await expect(placeCall(runtime, call_id)).rejects.toThrow('ECONNRESET');
+    clock.advance(1_000);
+    // At the bound the carrier is asked once more, and its failure then ends the call.
+    expect(await placeCall(runtime, call_id)).toMatchObject({ status: 'error', terminal: true });
+    expect(requests).toHaveLength(3);
+    const call = await deps.db.call.findUniqueOrThrow({ where: { id: call_id }, include: { events: true } });
+    expect(call.disconnectionReason).toBe('failed');
+    expect(call.events.find((event) => event.status === 'error')?.reason).toBe('carrier_unavailable');
+  });
+
+  it('whose account the carrier refuses ends error and pauses its campaign, and its contact waits', async () => {
+    const { runtime } = failing('placeCall', {
+      times: Infinity,
+      error: () => new CarrierAccountRefused('Twilio answered 401 (20003): Authenticate'),
+    });
+    nextNumber += 1;
+    const from = `+1415557${String(1000 + nextNumber)}`;
+    const { account, agent } = await seedAccount(deps, `Refused ${nextNumber}`, [from]);
+    await deps.db.agentWebhook.create({
+      data: { agentId: agent.id, position: 0, name: 'hooks', url: 'https://hooks.example/events' },
+    });
+    const { body } = await createCampaign(deps, {
+      accountId: account.id,
+      ...CreateCampaignInput.parse({
+        name: 'Refused',
+        agent_id: agent.id,
+        from_numbers: [from],
+        max_concurrent_calls: 1,
+        contacts: [{ to_number: '+14156660009' }, { to_number: '+14156670009' }],
+      }),
+    });
+    const campaignId = body.campaign_id;
+    expect((await advanceCampaign(deps, { campaignId, budget: 10, claimToken: randomUUID() })).dialed).toBe(
+      1,
+    );
+    const dialed = await deps.db.call.findFirstOrThrow({ where: { campaignId } });
+
+    expect(await placeCall(runtime, dialed.id)).toMatchObject({ status: 'error', terminal: true });
+    const call = await deps.db.call.findUniqueOrThrow({
+      where: { id: dialed.id },
+      include: { events: true },
+    });
+    expect(call.disconnectionReason).toBe('carrier_rejected');
+    expect(call.events.find((event) => event.status === 'error')?.reason).toBe('carrier_account_refused');
+    const paused = await getCampaign(deps, { accountId: account.id, campaignId });
+    expect(paused.status).toBe('paused');
+    expect(paused.paused_reason).toMatch(
+      /^The carrier refused the account's credentials \(Twilio answered 401/,
+    );
+
+    // The call-end step puts its contact back in the queue; the paused campaign dials nothing.
+    await handleCallEnded(runtime, dialed.id);
+    expect(await deps.db.campaignContact.count({ where: { campaignId, state: 'queued' } })).toBe(2);
+    expect((await advanceCampaign(deps, { campaignId, budget: 10, claimToken: randomUUID() })).dialed).toBe(
+      0,
+    );
+    const resumed = await resumeCampaign(deps, { accountId: account.id, campaignId });
+    expect([resumed.status, resumed.paused_reason]).toEqual(['running', null]);
+    // The pause reached the agent's webhook as campaign_paused, with the reason.
+    const event = await deps.db.webhookEvent.findFirstOrThrow({
+      where: { campaignId, type: 'campaign_paused' },
+    });
+    expect(JSON.parse(event.body).campaign.paused_reason).toBe(paused.paused_reason);
+  });
+});
