@@ -6,6 +6,7 @@ import { registerCampaignCommands } from './commands/campaigns';
 import { registerCarrierCommands } from './commands/carriers';
 import { registerDbCommands } from './commands/db';
 import { registerDoNotCallCommands } from './commands/dnc';
+import { registerDoctorCommand } from './commands/doctor';
 import { registerEmailCommands } from './commands/emails';
 import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
@@ -26,6 +27,7 @@ export function createProgram(): Command {
   registerCarrierCommands(program);
   registerDbCommands(program);
   registerDoNotCallCommands(program);
+  registerDoctorCommand(program);
   registerEmailCommands(program);
   registerKeyCommands(program);
   registerNumberCommands(program);

@@ -24,6 +24,10 @@ const Env = ServiceEnv.extend({
   /** SMTP server for notification emails (`smtp://user:pass@host:587`); unset keeps them in the outbox. */
   SMTP_URL: z.url().optional(),
   MAIL_FROM: z.string().default('Voice agent notifications <notifications@localhost>'),
+  /** How often the reconciler checks the invariants and repairs what it safely can (0: never). */
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** Rows younger than this are in the normal course of things and not looked at by the reconciler. */
+  RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
   /** The language model that analyses live conversations after the call (docs/voice.md); unset: none. */
   ...LlmEnv,
 }).superRefine((env, context) => {

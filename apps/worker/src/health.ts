@@ -1,13 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { Worker } from '@temporalio/worker';
 import type { Db } from '@voice/db';
+import type { Registry } from 'prom-client';
 
-/** GET /healthz: 200 while the worker is running and the database answers, else 503. */
+/**
+ * GET /healthz: 200 while the worker is running and the database answers, else 503. GET /metrics: the
+ * registry's figures (the reconciler's), in Prometheus' text format.
+ */
 export function startHealthServer(
-  { worker, db }: { worker: Worker; db: Db },
+  { worker, db, registry }: { worker: Worker; db: Db; registry?: Registry },
   { host, port }: { host: string; port: number },
 ): Promise<Server> {
   const server = createServer((req, res) => {
+    if (req.url === '/metrics' && registry) {
+      void registry
+        .metrics()
+        .then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text));
+      return;
+    }
     if (req.url !== '/healthz') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found' }));
       return;

@@ -9,6 +9,7 @@ import {
   CreateCampaignInput,
   dialCall,
   getCall,
+  INVARIANTS,
 } from '@voice/core';
 import { createTestDeps, testAgentInput, TEST_SECRETS_KEY } from '@voice/core/testing';
 import { createTestDatabase, holdWrites, type TestDatabase } from '@voice/db/testing';
@@ -37,6 +38,10 @@ describe('worker process', () => {
     try {
       const health = await fetch(worker.healthUrl);
       expect(await health.json()).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
+      // The reconciler's figures, one series per invariant, from its first pass on.
+      const metrics = await (await fetch(worker.healthUrl.replace('/healthz', '/metrics'))).text();
+      for (const invariant of INVARIANTS)
+        expect(metrics).toContain(`voice_invariant_violations_total{invariant="${invariant}"} 0`);
     } finally {
       expect(await worker.stop(), worker.output()).toEqual({ code: 0, signal: null });
     }

@@ -12,8 +12,10 @@ import { createDb } from '@voice/db';
 import { openAiLanguageModel } from '@voice/providers/llm';
 import { llmSettingsFromEnv } from '@voice/providers/llm-env';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
+import { startReconciler } from './reconciler';
 import { startWorkflowRelay } from './relay';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createCarrier } from './carrier';
@@ -56,8 +58,16 @@ const relay = startWorkflowRelay(deps, {
 const compaction = startCountCompaction(db, {
   onError: (err) => logger.warn({ err }, 'count compaction failed'),
 });
+// Checks the invariants every minute and repairs what it safely can (docs/reliability.md).
+const registry = new Registry();
+const reconciler = startReconciler(deps, {
+  intervalMs: env.RECONCILE_INTERVAL_MS,
+  graceMs: env.RECONCILE_GRACE_MS,
+  logger,
+  registry,
+});
 const health = await startHealthServer(
-  { worker, db },
+  { worker, db, registry },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },
 );
 logger.info(
@@ -69,6 +79,7 @@ logger.info(
     carrier: env.CARRIER,
     analysis: llm ? llm.model : 'none',
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
+    reconciler: env.RECONCILE_INTERVAL_MS > 0 ? `every ${env.RECONCILE_INTERVAL_MS} ms` : 'off',
   },
   'worker running',
 );
@@ -77,6 +88,7 @@ logger.info(
 // activities get their shutdown grace time, then run() resolves and we release the rest.
 await worker.run();
 await relay.stop();
+await reconciler.stop();
 await compaction.stop();
 health.close();
 await clientConnection.close();

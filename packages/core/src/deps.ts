@@ -88,7 +88,23 @@ export interface WorkflowStarter {
   endCall(callId: string, request: ServiceEnd): Promise<boolean>;
   /** Tells a call's workflow the media server has stored its conversation (a no-op if it has finished). */
   conversationEnded(callId: string): Promise<void>;
+  /**
+   * Where a call's or a delivery's workflow stands, for the reconciler; absent where the process has no
+   * Temporal connection (then the checks that need it are skipped).
+   */
+  workflowState?(kind: 'call' | 'webhookDelivery', id: string): Promise<WorkflowState>;
 }
+
+/** A workflow execution's state as the reconciler reads it; `missing`: no execution has that id. */
+export type WorkflowState =
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'canceled'
+  | 'terminated'
+  | 'continued_as_new'
+  | 'timed_out'
+  | 'missing';
 
 /** Everything a core function may touch, handed in by the app that calls it. */
 export interface CoreDeps {

@@ -44,3 +44,4 @@ export * from './notifications/notification-emails';
 export * from './campaigns';
 export * from './do-not-call/do-not-call';
 export * from './do-not-call/schemas';
+export * from './reliability/reconcile';

@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { CarrierEventSink, WorkflowStarter } from '@voice/core';
+import type { CarrierEventSink, WorkflowStarter, WorkflowState } from '@voice/core';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
@@ -24,6 +24,17 @@ async function once(start: Promise<unknown>): Promise<void> {
     throw error;
   }
 }
+
+/** Temporal's execution statuses, as core names them. */
+const WORKFLOW_STATES: Record<string, WorkflowState> = {
+  RUNNING: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'canceled',
+  TERMINATED: 'terminated',
+  CONTINUED_AS_NEW: 'continued_as_new',
+  TIMED_OUT: 'timed_out',
+};
 
 /** Starts the service's workflows with their business ids and search attributes; a second start is a no-op. */
 export interface WorkflowStarterOptions {
@@ -64,6 +75,16 @@ export function createWorkflowStarter(
       } catch (error) {
         // The call has ended: its workflow is closed.
         if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
+    },
+    async workflowState(kind, id) {
+      const workflowId = kind === 'call' ? workflowIds.call(id) : workflowIds.webhookDelivery(id);
+      try {
+        const { status } = await client.workflow.getHandle(workflowId).describe();
+        return WORKFLOW_STATES[status.name] ?? 'running';
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return 'missing';
         throw error;
       }
     },

@@ -188,6 +188,39 @@ describe('webhook delivery and DNS rebinding', () => {
   });
 });
 
+describe('a delivery whose attempt fails for good', () => {
+  it('ends failed, rather than pending or retried forever', async () => {
+    const s3 = await scenario({
+      name: 'unreadable',
+      number: '+14155550182',
+      webhooks: [{ name: 'sealed', url: `http://127.0.0.1:${port}/ok`, secret: SECRET }],
+      config: { webhookAllowedHosts: [`127.0.0.1:${port}`], webhookRetryScheduleMs: [100] },
+    });
+    try {
+      // Sealed with a key the service does not have (SECRETS_KEY rotated without the previous one).
+      await s3.deps.db.agentWebhook.updateMany({
+        where: { agentId: s3.agentId },
+        data: { secret: 'enc:v1:0000000000000000:AAAA' },
+      });
+      const before = received.length;
+      const outcome = await s3.run(async () => {
+        const delivery = await s3.deps.db.webhookDelivery.findFirstOrThrow({
+          where: { accountId: s3.accountId },
+        });
+        return s3.client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
+      });
+      expect(outcome).toBe('failed');
+      const delivery = await s3.deps.db.webhookDelivery.findFirstOrThrow({
+        where: { accountId: s3.accountId },
+      });
+      expect(delivery.status).toBe('failed');
+      expect(received.length).toBe(before);
+    } finally {
+      await s3.close();
+    }
+  });
+});
+
 describe('webhook delivery operations', () => {
   it('lists and shows deliveries with their attempts, and redelivers with the same webhook-id', async () => {
     const s3 = await scenario({

@@ -1,4 +1,4 @@
-import { ActivityFailure, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { isCancellation, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { WebhookDeliveryWorkflow } from '@voice/workflows';
 
@@ -25,7 +25,8 @@ export const webhookDeliveryWorkflow: WebhookDeliveryWorkflow = async (input) =>
   try {
     return await deliver(input);
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    // A local activity's failure reaches the workflow as the activity's own ApplicationFailure.
+    if (isCancellation(error)) throw error;
     await failDelivery(input.deliveryId);
     return 'failed';
   }

@@ -14,7 +14,12 @@ const TERMINAL = new Set<string>(TERMINAL_STATUSES);
  * (its campaign contact, webhooks, emails). A carrier call still up is hung up first, best effort, so
  * nobody is left on a line that nothing answers. False when the call does not exist.
  */
-export async function failCall(deps: CoreDeps & CallRuntime, callId: string): Promise<boolean> {
+export async function failCall(
+  deps: CoreDeps & CallRuntime,
+  callId: string,
+  /** The last transition's reason: the workflow failed, or (the reconciler) it is gone. */
+  reason: string = WORKFLOW_FAILED_REASON,
+): Promise<boolean> {
   const call = await deps.db.call.findUnique({ where: { id: callId } });
   if (!call) return false;
   if (TERMINAL.has(call.status)) return true;
@@ -24,7 +29,7 @@ export async function failCall(deps: CoreDeps & CallRuntime, callId: string): Pr
     outcome: 'failed',
     answeredAt: null,
     endedAt: now,
-    endReason: WORKFLOW_FAILED_REASON,
+    endReason: reason,
   });
   return true;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
 import { callInclude, toFullCall } from '../calls/call-view';
 import { signedRecordingUrl } from '../calls/recordings';
 import { openWebhookSecrets } from '../secrets/secret-box';
@@ -205,10 +206,7 @@ export async function attemptDelivery(
 
   const startedAt = clock.now();
   const body = delivery.event.body;
-  const secrets = openWebhookSecrets(config, {
-    secret: delivery.secret,
-    headers: delivery.headers as Record<string, string>,
-  });
+  const secrets = openSecrets(config, delivery);
   const headers = {
     'content-type': 'application/json',
     'x-service-event': delivery.event.type,
@@ -254,6 +252,25 @@ export async function attemptDelivery(
     ...settle(deps, delivery, outcome, endedAt),
   ]);
   return outcome;
+}
+
+/**
+ * The delivery's secret and header values, opened. One sealed with a key the service no longer has
+ * (SECRETS_KEY rotated without SECRETS_KEY_PREVIOUS) cannot be sent however often it is retried: the
+ * attempt fails for good and the delivery ends `failed` (redeliver it once the key is back).
+ */
+function openSecrets(config: CoreDeps['config'], delivery: { secret: string | null; headers: unknown }) {
+  try {
+    return openWebhookSecrets(config, {
+      secret: delivery.secret,
+      headers: delivery.headers as Record<string, string>,
+    });
+  } catch (error) {
+    throw new AppError(
+      'UNPROCESSABLE',
+      `The webhook's stored secret cannot be opened: ${(error as Error).message}`,
+    );
+  }
 }
 
 /** Longest Retry-After kept (a day): the column is a 32-bit integer and no schedule waits longer. */
