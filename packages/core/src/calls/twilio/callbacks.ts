@@ -7,6 +7,7 @@ import {
 import type { CoreDeps } from '../../deps';
 import { AppError } from '../../errors';
 import { isUuid } from '../../scope';
+import { recordCarrierCallId } from '../carrier-progress';
 import { carrierEventFromMachineDetection, carrierEventFromStatusCallback } from './status-callback';
 
 type Webhooks = typeof TwilioWebhooks;
@@ -110,5 +111,8 @@ export async function receiveTwilioCallback(
   } catch (error) {
     throw new AppError('VALIDATION_FAILED', (error as Error).message);
   }
-  if (event) await deps.workflows.reportCarrierEvent(call.id, event);
+  if (!event) return;
+  // A callback to the call's own URL names its carrier call: a dial whose answer was lost finds it here.
+  if (callId !== null) await recordCarrierCallId(deps, call.id, event.carrierCallId);
+  await deps.workflows.reportCarrierEvent(call.id, event);
 }
