@@ -25,16 +25,28 @@ afterAll(() => database.drop());
 // Whatever a failed test left running.
 afterAll(killStartedProcesses);
 
+/** A worker's environment on a test database and task queue, with the settings a test adds. */
+const workerEnv = (
+  { databaseUrl, taskQueue }: { databaseUrl: string; taskQueue: string },
+  settings: Record<string, string>,
+) => ({
+  DATABASE_URL: databaseUrl,
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
+  TEMPORAL_TASK_QUEUE: taskQueue,
+  JWT_SECRET: 'x'.repeat(32),
+  SECRETS_KEY: TEST_SECRETS_KEY,
+  ...settings,
+});
+
 describe('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
-    const worker = await startWorker('worker', {
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: `process-test-${await freePort()}`,
-      JWT_SECRET: 'x'.repeat(32),
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      LOG_LEVEL: 'info',
-    });
+    const worker = await startWorker(
+      'worker',
+      workerEnv(
+        { databaseUrl: database.url, taskQueue: `process-test-${await freePort()}` },
+        { LOG_LEVEL: 'info' },
+      ),
+    );
     try {
       const health = await fetch(worker.healthUrl);
       expect(await health.json()).toEqual({ status: 'ok', checks: { worker: 'RUNNING', database: 'ok' } });
@@ -55,17 +67,10 @@ describe('a worker process killed mid-call', () => {
     const address = inject('temporalAddress');
     const connection = await Connection.connect({ address });
     const taskQueue = `kill-test-${await freePort()}`;
-    const env = {
-      DATABASE_URL: db2.url,
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      JWT_SECRET: 'x'.repeat(32),
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      SIMULATOR_DIAL_MS: '50',
-      SIMULATOR_RING_MS: '100',
-      SIMULATOR_TALK_MS: '4000',
-      LOG_LEVEL: 'warn',
-    };
+    const env = workerEnv(
+      { databaseUrl: db2.url, taskQueue },
+      { SIMULATOR_DIAL_MS: '50', SIMULATOR_RING_MS: '100', SIMULATOR_TALK_MS: '4000', LOG_LEVEL: 'warn' },
+    );
     try {
       const { account } = await createAccount(deps, { name: 'Kill' });
       const agent = await deps.db.agent.create({
@@ -131,19 +136,17 @@ async function webhookScene(status: (request: number) => number) {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const taskQueue = `kill-webhook-${await freePort()}`;
-  const env = {
-    DATABASE_URL: hookDb.url,
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    JWT_SECRET: 'x'.repeat(32),
-    SECRETS_KEY: TEST_SECRETS_KEY,
-    SIMULATOR_DIAL_MS: '0',
-    SIMULATOR_RING_MS: '0',
-    SIMULATOR_TALK_MS: '10',
-    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiverPort}`,
-    WEBHOOK_RETRY_SCHEDULE_MS: '4000,4000',
-    LOG_LEVEL: 'debug',
-  };
+  const env = workerEnv(
+    { databaseUrl: hookDb.url, taskQueue },
+    {
+      SIMULATOR_DIAL_MS: '0',
+      SIMULATOR_RING_MS: '0',
+      SIMULATOR_TALK_MS: '10',
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiverPort}`,
+      WEBHOOK_RETRY_SCHEDULE_MS: '4000,4000',
+      LOG_LEVEL: 'debug',
+    },
+  );
   const { account } = await createAccount(deps, { name: 'Kill hooks' });
   const agent = await createAgent(
     { ...deps, config: { ...deps.config, webhookAllowedHosts: [`127.0.0.1:${receiverPort}`] } },
@@ -285,17 +288,15 @@ describe('a worker process killed mid-campaign', () => {
       const connection = await Connection.connect({ address });
       const client = new Client({ connection });
       const taskQueue = `kill-campaign-${await freePort()}`;
-      const env = {
-        DATABASE_URL: db4.url,
-        TEMPORAL_ADDRESS: address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        JWT_SECRET: 'x'.repeat(32),
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        SIMULATOR_DIAL_MS: '0',
-        SIMULATOR_RING_MS: '0',
-        SIMULATOR_TALK_MS: '300',
-        LOG_LEVEL: 'warn',
-      };
+      const env = workerEnv(
+        { databaseUrl: db4.url, taskQueue },
+        {
+          SIMULATOR_DIAL_MS: '0',
+          SIMULATOR_RING_MS: '0',
+          SIMULATOR_TALK_MS: '300',
+          LOG_LEVEL: 'warn',
+        },
+      );
       try {
         const { account } = await createAccount(deps, { name: 'Kill campaign' });
         const agent = await deps.db.agent.create({

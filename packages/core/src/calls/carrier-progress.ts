@@ -147,35 +147,19 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     } catch (error) {
       const now = deps.clock.now();
       if (error instanceof CarrierRefusal) return refused(deps, call, error, now);
-      const bound = deps.config.dialRetryBoundMs ?? DEFAULT_DIAL_RETRY_BOUND_MS;
-      if (now.getTime() - (firstAttemptAt ?? now).getTime() < bound) throw error;
-      return done(
-        await finishCall(deps, call, {
-          outcome: 'failed',
-          answeredAt: null,
-          endedAt: now,
-          endReason: 'carrier_unavailable',
-        }),
-      );
+      if (withinDialBound(deps, firstAttemptAt ?? now, now)) throw error;
+      return giveUpDial(deps, call, now, 'carrier_unavailable');
     }
   };
   if (firstAttemptAt) {
     const adopted = await atCarrier(() => findPlacedCall(deps, call, firstAttemptAt));
     if (adopted === 'ambiguous') {
-      const bound = deps.config.dialRetryBoundMs ?? DEFAULT_DIAL_RETRY_BOUND_MS;
       const now = deps.clock.now();
-      if (now.getTime() - firstAttemptAt.getTime() < bound)
+      if (withinDialBound(deps, firstAttemptAt, now))
         return { status: call.status, terminal: false, nextCheckInMs: AMBIGUOUS_CHECK_MS };
       // No callback named the call in all that time: it is not known to be placed, and a new dial
       // could be a second one. It ends rather than risk that.
-      return done(
-        await finishCall(deps, call, {
-          outcome: 'failed',
-          answeredAt: null,
-          endedAt: now,
-          endReason: 'carrier_call_unknown',
-        }),
-      );
+      return giveUpDial(deps, call, now, 'carrier_call_unknown');
     }
     if (typeof adopted === 'string') return awaitingEvents(deps, call.status, adopted);
     if (adopted) return adopted;
@@ -209,6 +193,17 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   if (state && state.phase !== 'dialing')
     return applyState(deps, { ...call, carrierCallId }, carrierCallId, state, placedAt);
   return awaitingEvents(deps, call.status, carrierCallId);
+}
+
+/** Whether a dial first attempted at `firstAttemptAt` may still be retried (see CoreConfig). */
+const withinDialBound = (deps: CoreDeps, firstAttemptAt: Date, now: Date) =>
+  now.getTime() - firstAttemptAt.getTime() < (deps.config.dialRetryBoundMs ?? DEFAULT_DIAL_RETRY_BOUND_MS);
+
+/** A dial given up past its bound: the call ends `error` (`failed`), its last transition saying why. */
+async function giveUpDial(deps: CoreDeps & CallRuntime, call: Call, now: Date, reason: string) {
+  return done(
+    await finishCall(deps, call, { outcome: 'failed', answeredAt: null, endedAt: now, endReason: reason }),
+  );
 }
 
 /**
