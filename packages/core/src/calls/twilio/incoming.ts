@@ -84,12 +84,25 @@ export async function answerTwilioCall(
 
   const existing = await deps.db.call.findUnique({
     where: { carrierCallId },
-    select: { id: true, status: true, direction: true, fromNumber: true, toNumber: true },
+    select: {
+      id: true,
+      status: true,
+      disconnectionReason: true,
+      agentId: true,
+      direction: true,
+      fromNumber: true,
+      toNumber: true,
+    },
   });
   // Only the Twilio account the call goes through may ask about it again.
   if (existing && (await twilioAccountSidOfNumber(deps, serviceNumberOf(existing))) !== accountSid)
     return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
-  if (existing) return answered(await answerAgain(deps, existing.id));
+  if (existing) {
+    const agent = existing.agentId
+      ? await deps.db.agent.findUnique({ where: { id: existing.agentId }, select: { language: true } })
+      : null;
+    return answered(await answerFor(deps, existing, agent?.language));
+  }
 
   let toNumber: string | null = null;
   try {
@@ -147,12 +160,16 @@ export async function answerTwilioCall(
       },
     };
   };
+  let created: { id: string; status: string; disconnectionReason: string | null };
   try {
     // Counted and created under the account's lock on calls in progress, as dials and campaign steps
     // are: together they never exceed the limit.
-    await deps.db.$transaction(async (tx) => {
+    created = await deps.db.$transaction(async (tx) => {
       const full = limit !== null && (await countCallsInProgress(tx, number.accountId)) >= limit;
-      await tx.call.create({ data: row(full) });
+      return tx.call.create({
+        data: row(full),
+        select: { id: true, status: true, disconnectionReason: true },
+      });
     });
   } catch (error) {
     // Twilio sent the webhook again while the first was being answered: answer as the first did.
@@ -163,17 +180,16 @@ export async function answerTwilioCall(
   await startCallWorkflows(deps, [
     { id: callId, accountId: number.accountId, agentId: takesCall ? agent.id : null, campaignId: null },
   ]);
-  return answered(await answerAgain(deps, callId));
+  return answered(await answerFor(deps, created, takesCall ? agent.language : undefined));
 }
 
 /** The answer for an incoming call's row: its stream, or the refusal it ended with. */
-async function answerAgain(deps: CoreDeps, callId: string): Promise<string> {
-  const call = await deps.db.call.findUniqueOrThrow({
-    where: { id: callId },
-    select: { id: true, status: true, disconnectionReason: true, agent: { select: { language: true } } },
-  });
+function answerFor(
+  deps: CoreDeps,
+  call: { id: string; status: string; disconnectionReason: string | null },
+  language: string | undefined,
+): Promise<string> {
   if (call.status !== 'error') return streamTo(deps, call.id);
-  if (call.disconnectionReason === CONCURRENCY_LIMIT_REASON)
-    return allLinesBusy(call.agent?.language ?? 'en');
+  if (call.disconnectionReason === CONCURRENCY_LIMIT_REASON) return allLinesBusy(language ?? 'en');
   return refusal(REFUSAL.unassigned);
 }
