@@ -4,4 +4,5 @@ import { join } from 'node:path';
 /** The repository root, where the git-ignored `.cache/` (tool builds) and `.data/` (dev state) live. */
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const CACHE_DIR = join(REPO_ROOT, '.cache');
-export const DATA_DIR = join(REPO_ROOT, '.data');
+/** `pnpm dev`'s state (database, Temporal history, secrets, demo credentials): DEV_DATA_DIR, else `.data/`. */
+export const DATA_DIR = process.env.DEV_DATA_DIR || join(REPO_ROOT, '.data');

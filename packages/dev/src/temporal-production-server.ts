@@ -75,12 +75,26 @@ export interface ProductionTemporalOptions {
   databases: { main: string; visibility: string };
   /** Where the server's config and log go. */
   dir: string;
+  /** Its ports: free ones when omitted; those of an earlier start to start it again at the same address. */
+  ports?: TemporalPorts;
   log?: Log;
+}
+
+export interface TemporalPorts {
+  frontend: number;
+  http: number;
+  membership: number[];
+  history: number;
+  matching: number;
+  worker: number;
 }
 
 export interface RunningProductionTemporal {
   address: string;
+  ports: TemporalPorts;
   stop(): Promise<void>;
+  /** SIGKILL (a crash): the server stops at once, its databases as they are. */
+  kill(): Promise<void>;
 }
 
 /** Sets up both schemas, starts the server, and registers the `default` namespace and our search attributes. */
@@ -119,7 +133,7 @@ export async function startProductionTemporal(
     if (updated.status !== 0) throw new Error(`schema update of ${database} failed: ${updated.stderr}`);
   }
 
-  const ports = {
+  const ports = options.ports ?? {
     frontend: await freePort(),
     http: await freePort(),
     membership: [await freeLowPort(), await freeLowPort(), await freeLowPort(), await freeLowPort()],
@@ -158,18 +172,36 @@ export async function startProductionTemporal(
     throw error;
   }
   log(`Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL at ${address}`);
-  return { address, stop: () => stopChild(child) };
+  return {
+    address,
+    ports,
+    stop: () => stopChild(child),
+    async kill() {
+      const exit = new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      else return;
+      await exit;
+    },
+  };
+}
+
+export interface TestProductionTemporal {
+  address: string;
+  /** Stops the server and drops its databases. */
+  stop(): Promise<void>;
+  /** A crash and a restart: SIGKILL, then the server started again at the same address on its databases. */
+  restart(): Promise<void>;
 }
 
 /**
  * The production server on the tests' PostgreSQL server (TEST_DATABASE_ADMIN_URL), on two databases of
- * its own that `stop()` drops: for the integration suite and the benchmarks.
+ * its own that `stop()` drops: for the integration suite, the chaos run and the benchmarks.
  */
-export async function startTestProductionTemporal(log?: Log): Promise<RunningProductionTemporal> {
+export async function startTestProductionTemporal(log?: Log): Promise<TestProductionTemporal> {
   const admin = new URL(TEST_ADMIN_URL);
   const name = `temporal_test_${randomBytes(4).toString('hex')}`;
   const databases = { main: name, visibility: `${name}_visibility` };
-  const temporal = await startProductionTemporal({
+  const options: ProductionTemporalOptions = {
     postgres: {
       host: admin.hostname,
       port: Number(admin.port || 5432),
@@ -179,9 +211,14 @@ export async function startTestProductionTemporal(log?: Log): Promise<RunningPro
     databases,
     dir: mkdtempSync(join(tmpdir(), 'voice-temporal-')),
     ...(log ? { log } : {}),
-  });
+  };
+  let temporal = await startProductionTemporal(options);
   return {
     address: temporal.address,
+    async restart() {
+      await temporal.kill();
+      temporal = await startProductionTemporal({ ...options, ports: temporal.ports });
+    },
     async stop() {
       await temporal.stop();
       await dropDatabase(databases.main);
@@ -244,14 +281,7 @@ async function registerNamespace(address: string): Promise<void> {
 
 function serverConfig(
   { postgres, databases }: ProductionTemporalOptions,
-  ports: {
-    frontend: number;
-    http: number;
-    membership: number[];
-    history: number;
-    matching: number;
-    worker: number;
-  },
+  ports: TemporalPorts,
   dynamicConfigPath: string,
 ): string {
   const store = (database: string, maxConns: number) => `      sql:

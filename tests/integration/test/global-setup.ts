@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deployServices, startTestProductionTemporal, type RunningProductionTemporal } from '@voice/dev';
+import { deployServices, startTestProductionTemporal, type TestProductionTemporal } from '@voice/dev';
 import type { TestProject } from 'vitest/node';
 
 /**
@@ -17,7 +17,7 @@ declare module 'vitest' {
   }
 }
 
-let temporal: RunningProductionTemporal | undefined;
+let temporal: TestProductionTemporal | undefined;
 let deployRoot: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
-import { type Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import {
   addPhoneNumber,
   AppError,
@@ -13,6 +15,7 @@ import {
   dialCall,
   getCall,
   startPendingCallWorkflows,
+  startPendingDeliveries,
   type CallRuntime,
   type Carrier,
   type CarrierCallState,
@@ -25,7 +28,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
 import { CallStatusAttribute, workflowIds } from '@voice/workflows';
 import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
-import { createWorker } from '../worker';
+import { createActivities } from '../activities';
+import { createWorker, WORKFLOWS_SOURCE } from '../worker';
 
 let services: TestServices;
 
@@ -443,6 +447,76 @@ describe('call workflow on a real dev server and worker', () => {
     expect((await eventsOf(call_id)).at(-1)).toEqual(['error', 'workflow_failed']);
     const sent = JSON.parse(receiver.received[0]!.body);
     expect([sent.event, sent.call.call_id, sent.call.call_status]).toEqual(['call_ended', call_id, 'error']);
+  });
+
+  it('completes when the relay started its delivery first (between the call-end step and the start)', async () => {
+    // The window: the call-end step committed the call_ended delivery, and before the workflow starts
+    // its delivery workflow the relay (or the reconciler) starts it, and that one is still running (its
+    // receiver has not answered). The call workflow leaves the delivery to it and completes.
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const bodies: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        void answered.then(() => res.writeHead(200).end());
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const hooked = { ...deps, config: { ...deps.config, webhookAllowedHosts: [host] } };
+    const from = '+14155550178';
+    const agent = await createAgent(
+      hooked,
+      testAgentInput(accountId, {
+        name: 'Relayed caller',
+        webhooks: [{ name: 'receiver', url: `http://${host}/hook` }],
+      }),
+    );
+    await addPhoneNumber(deps, { accountId, phone_number: from });
+    await deps.db.phoneNumber.update({ where: { number: from }, data: { agentId: agent.agent_id } });
+    const { call_id } = await dialCall(deps, { accountId, from_number: from, to_number: '+14155550009' });
+    const activities = createActivities(hooked);
+    let relayed = 0;
+    try {
+      const worker = await Worker.create({
+        connection: nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        workflowsPath: WORKFLOWS_SOURCE.workflowsPath,
+        activities: {
+          ...activities,
+          handleCallEnded: async (...args: Parameters<typeof activities.handleCallEnded>) => {
+            const ended = await activities.handleCallEnded(...args);
+            relayed += await startPendingDeliveries(hooked, { olderThanMs: 0 });
+            // The relayed delivery's first attempt is waiting on the receiver.
+            await waitFor('the relayed attempt', 10_000, async () => bodies.length === 1);
+            return ended;
+          },
+        },
+      });
+      const result = await worker.runUntil(async () => {
+        const ended = await client.workflow.getHandle(workflowIds.call(call_id)).result();
+        answer();
+        await waitFor('the delivery', 20_000, async () => {
+          const [delivery] = await deps.db.webhookDelivery.findMany({
+            where: { event: { callId: call_id } },
+          });
+          return delivery?.status === 'delivered';
+        });
+        return ended;
+      });
+      expect(result).toEqual({ status: 'ended' });
+    } finally {
+      answer();
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+    expect(relayed).toBe(1);
+    expect(bodies).toHaveLength(1);
+    expect(JSON.parse(bodies[0]!).call.call_id).toBe(call_id);
   });
 
   it('fails at once, without retrying, for a call row that does not exist', async () => {

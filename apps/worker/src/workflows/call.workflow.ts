@@ -12,6 +12,7 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CallProgress, CarrierEvent, ServiceEnd } from '@voice/core';
 import type { Activities } from '../activities';
 import {
@@ -113,6 +114,9 @@ async function afterCallEnded(callId: string) {
       .signal(wakeCampaignSignal)
       .catch(() => undefined);
   }
+  // A delivery the relay or the reconciler started first (its row is theirs to start too) is left to
+  // that workflow; executions started before this failed on it, their emails unsent.
+  const startedElsewhere = patched('delivery-started-elsewhere');
   // Started together: one workflow task issues every start.
   await Promise.all(
     ended.deliveries.map((delivery) =>
@@ -120,10 +124,14 @@ async function afterCallEnded(callId: string) {
         workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
         args: [{ deliveryId: delivery.deliveryId, retryScheduleMs: delivery.retryScheduleMs }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        // (nor a second run of one that finished)
+        ...(startedElsewhere ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
         typedSearchAttributes: [
           { key: AccountIdAttribute, value: delivery.accountId },
           { key: AgentIdAttribute, value: delivery.agentId },
         ],
+      }).catch((error: unknown) => {
+        if (!(startedElsewhere && error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       }),
     ),
   );

@@ -1,5 +1,6 @@
-// `pnpm chaos [--minutes N] [--no-faults] [--seed S]`: the chaos run (docs/reliability.md) on the
-// services from source and a Temporal dev server. Prints its figures and exits 1 on any violation.
+// `pnpm chaos [--minutes N] [--no-faults] [--seed S] [--dev]`: the chaos run (docs/reliability.md) on
+// the production-shaped stack from source, or with --dev the same load (no faults) on the stack
+// `pnpm dev` starts. Prints its figures and exits 1 on any violation.
 import { runChaos } from './run-chaos';
 
 const args = process.argv.slice(2);
@@ -13,9 +14,13 @@ if (!Number.isFinite(minutes) || minutes <= 0) {
   process.exit(2);
 }
 const seed = option('--seed');
+const dev = args.includes('--dev');
+const started = Date.now();
 const figures = await runChaos({
+  log: (line) => console.log(`${String(Math.round((Date.now() - started) / 1000)).padStart(4)} s ${line}`),
   durationMs: minutes * 60_000,
-  faults: !args.includes('--no-faults'),
+  target: dev ? 'dev' : 'production',
+  faults: !dev && !args.includes('--no-faults'),
   ...(seed ? { seed } : {}),
 });
 console.log(JSON.stringify(figures, null, 2));

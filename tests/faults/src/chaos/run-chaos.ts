@@ -1,38 +1,30 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { reconcile, type CoreDeps, type ReconcileReport } from '@voice/core';
-import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import {
-  callApi,
-  freePort,
-  serviceEnv,
-  startApi,
-  startDevServerProcess,
-  startWorker,
-  stopAll,
-  waitFor,
-  type ApiProcess,
-  type ServiceProcess,
-  type WorkerProcess,
-} from '@voice/dev';
+import { reconcile, type CoreDeps } from '@voice/core';
+import { createDb } from '@voice/db';
+import { callApi, waitFor, type ServiceProcess } from '@voice/dev';
+import type { TwilioEmulator } from '@voice/twilio-emulator';
 import { createWorkflowStarter } from '@voice/workflows/starters';
-import pg from 'pg';
-import { inspectorDeps, seedAccount } from '../support/seed';
+import { inspectorDeps } from '../support/seed';
+import { startDevStack } from './dev-stack';
+import { ChaosStack, type ChaosTarget, type FaultKind } from './stack';
 
 /**
- * The chaos run (docs/reliability.md): two api processes and two workers on PostgreSQL and a Temporal
- * server, driven for `durationMs` by campaigns, direct dials, live-view watchers and webhook receivers
- * that fail or hang part of the time, while faults are injected at random: a SIGKILL of any service
- * process (started again at once), PostgreSQL backends terminated, the Temporal server killed and
- * started again on its own data. Then it waits for quiescence and checks every invariant.
+ * The chaos run (docs/reliability.md) on the stack production runs (stack.ts): two api instances
+ * behind a load balancer, two workers and the media server on PostgreSQL, the PostgreSQL-backed
+ * Temporal server and Redis, with Twilio and the voice providers at their emulators. For `durationMs`
+ * three campaigns, direct dials, inbound calls, live-view watchers and webhook receivers that fail or
+ * hang part of the time load it, while faults are injected at random: a SIGKILL of any service process
+ * (started again at once), PostgreSQL backends terminated, the Temporal server and Redis killed and
+ * started again on their data. Then it waits for quiescence and checks every invariant, and the
+ * carrier's own ledger: at most one carrier call per call, and none left up.
  */
 
 export interface ChaosOptions {
   durationMs: number;
+  /** `production`: the stack production runs (stack.ts); `dev`: the stack `pnpm dev` starts (dev-stack.ts). */
+  target?: 'production' | 'dev';
   /** Inject faults (false: the same load alone, for a baseline). */
   faults: boolean;
   /** Seed of the run's random choices, printed so a run can be repeated. */
@@ -47,17 +39,27 @@ export interface ChaosFigures {
   contacts: number;
   calls: number;
   directDials: { accepted: number; refused: number; unanswered: number };
+  inbound: { answered: number; refused: number };
+  watchers: { events: number; reconnects: number };
+  carrierCalls: number;
   deliveries: { delivered: number; failed: number; disabled: number; pending: number };
+  /** Why failed deliveries failed: their last attempt's status or error, and how many attempts they had. */
+  failedDeliveries: Record<string, number>;
   quiescenceMs: number;
+  /** What the workers' reconcilers found and repaired during the run, killed workers included. */
+  repairs: Record<string, { found: number; repaired: number }>;
   violations: string[];
-  reconcile: ReconcileReport['totals'];
 }
 
-type FaultKind = 'kill_api' | 'kill_worker' | 'terminate_backends' | 'restart_temporal';
-const FAULT_KINDS: FaultKind[] = ['kill_api', 'kill_worker', 'terminate_backends', 'restart_temporal'];
-const FROM = ['+14155550301', '+14155550302'];
-const CONTACTS_PER_CAMPAIGN = 30;
-const APP = 'voice-chaos';
+const FAULT_KINDS: FaultKind[] = [
+  'kill_api',
+  'kill_worker',
+  'kill_media',
+  'terminate_backends',
+  'restart_temporal',
+  'restart_redis',
+];
+const CAMPAIGNS = 3;
 
 /** A small deterministic random source (mulberry32) seeded from a string. */
 function random(seed: string) {
@@ -90,113 +92,136 @@ async function startFlakyReceiver(
   return Object.assign(state, { server, host });
 }
 
+/** Exchanges of the 415 area code a number may have (not N11), for contacts' numbers. */
+const EXCHANGES = Array.from({ length: 800 }, (_, n) => 200 + n).filter((exchange) => exchange % 100 !== 11);
+
+/**
+ * A campaign's contacts, ten to an exchange: one in ten busy and one in ten unanswered (the carrier
+ * emulator's test numbers end 0001 and 0003), retried by the campaign's policy; the rest answer.
+ */
+function contactNumbers(campaign: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const exchange = EXCHANGES[(campaign * 250 + Math.floor(i / 10)) % EXCHANGES.length]!;
+    const line = i % 10 === 1 ? '0001' : i % 10 === 3 ? '0003' : `${2000 + (i % 10)}`;
+    return `+1415${exchange}${line}`;
+  });
+}
+
+/**
+ * Follows a campaign's live view (the tRPC subscription the dashboard opens, server-sent events) until
+ * it reports the campaign finished, opening it again whenever the connection drops; the last status seen.
+ */
+async function watchCampaign(
+  baseUrl: string,
+  key: string,
+  campaignId: string,
+  until: () => boolean,
+  counts: { events: number; reconnects: number },
+): Promise<string | null> {
+  const input = encodeURIComponent(JSON.stringify({ campaign_id: campaignId }));
+  let last: string | null = null;
+  while (!until()) {
+    try {
+      const response = await fetch(`${baseUrl}/trpc/campaigns.watch?input=${input}`, {
+        headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+      });
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of response.body!) {
+        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (/^event: /m.test(block) || !data) continue;
+          counts.events += 1;
+          const status = (JSON.parse(data) as { campaign?: { status?: string } }).campaign?.status;
+          if (status) last = status;
+        }
+      }
+      if (last === 'completed' || last === 'canceled') return last;
+    } catch {
+      // the instance went away: the balancer sends the next request to the other
+    }
+    counts.reconnects += 1;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return last;
+}
+
 export async function runChaos({
   durationMs,
+  target = 'production',
   faults,
   seed = randomBytes(4).toString('hex'),
   log = console.log,
 }: ChaosOptions): Promise<ChaosFigures> {
   const rand = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-  const dataDir = mkdtempSync(join(tmpdir(), 'voice-chaos-'));
-  const temporalPort = await freePort();
-  const database: TestDatabase = await createTestDatabase();
-  const deps: CoreDeps = inspectorDeps(database.db);
   const receiver = await startFlakyReceiver(rand);
-  const admin = new pg.Client({ connectionString: database.url });
-  admin.on('error', () => {});
-  await admin.connect();
-  let temporal = await startDevServerProcess({ port: temporalPort, dbFile: join(dataDir, 'temporal.db') });
-  if (!temporal) throw new Error('the chaos run needs a Temporal CLI binary (pnpm test builds one)');
-  const connection = await Connection.connect({ address: temporal.address });
+  const webhookHosts = [receiver.host];
+  const stack: ChaosTarget =
+    target === 'dev'
+      ? await startDevStack({ webhookHosts, log })
+      : await ChaosStack.start({ webhookHosts, taskQueue: `chaos-${seed}`, log });
+  const { key, agentId, from, taskQueue } = stack;
+  const db = createDb(stack.databaseUrl, { maxConnections: 4 });
+  const deps: CoreDeps = inspectorDeps(db);
+  const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection });
-  const taskQueue = `chaos-${seed}`;
-  const url = new URL(database.url);
-  url.searchParams.set('application_name', APP);
-  const env = {
-    ...serviceEnv({
-      databaseUrl: url.toString(),
-      temporalAddress: temporal.address,
-      taskQueue,
-      webhookAllowedHosts: receiver.host,
-    }),
-    SIMULATOR_DIAL_MS: '100',
-    SIMULATOR_RING_MS: '400',
-    SIMULATOR_TALK_MS: '1500',
-    WEBHOOK_RETRY_SCHEDULE_MS: '500,1000,2000,4000',
-    WEBHOOK_TIMEOUT_MS: '1000',
-    RECONCILE_INTERVAL_MS: '5000',
-    RECONCILE_GRACE_MS: '20000',
-  };
-  const { account, key } = await seedAccount(deps, 'Chaos', FROM);
-  const agent = await deps.db.agent.findFirstOrThrow({ where: { accountId: account.id } });
-  for (const number of FROM)
-    await deps.db.phoneNumber.update({ where: { number }, data: { agentId: agent.id } });
-  await deps.db.agentWebhook.create({
-    data: { agentId: agent.id, position: 0, name: 'chaos', url: `http://${receiver.host}/hook` },
-  });
+  const faultKinds = faults ? FAULT_KINDS.filter((kind) => stack.faults[kind]) : [];
 
-  const apis: ApiProcess[] = await Promise.all([startApi('api-1', env), startApi('api-2', env)]);
-  const workers: WorkerProcess[] = await Promise.all([
-    startWorker('worker-1', env),
-    startWorker('worker-2', env),
-  ]);
   const injected = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>;
   const dials = { accepted: 0, refused: 0, unanswered: 0 };
+  const inbound = { answered: 0, refused: 0 };
+  const watched = { events: 0, reconnects: 0 };
   const campaigns: string[] = [];
+  const watchers: Promise<{ id: string; last: string | null }>[] = [];
   const deadline = Date.now() + durationMs;
-  const api = () => pick(apis);
+  const watchDeadline = deadline + 240_000;
+  const contactsPerCampaign = Math.max(20, Math.round(durationMs / 4_000));
   const call = (path: string, init: Parameters<typeof callApi>[2] = {}) =>
-    callApi(api().url, path, { key, ...init }).catch(() => null);
-
-  async function restart<T extends ServiceProcess>(list: T[], index: number, start: () => Promise<T>) {
-    await list[index]!.kill();
-    list[index] = await start();
-  }
+    callApi(stack.url, path, { key, ...init }).catch(() => null);
 
   const faultLoop = async () => {
-    while (faults && Date.now() < deadline) {
+    while (faultKinds.length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 4_000 + rand() * 6_000));
       if (Date.now() >= deadline) break;
-      const kind = pick(FAULT_KINDS);
+      const kind = pick(faultKinds);
       injected[kind] += 1;
       log(`[chaos] fault: ${kind}`);
-      if (kind === 'kill_api') {
-        const index = Math.floor(rand() * apis.length);
-        await restart(apis, index, () => startApi(`api-${index + 1}`, env));
-      } else if (kind === 'kill_worker') {
-        const index = Math.floor(rand() * workers.length);
-        await restart(workers, index, () => startWorker(`worker-${index + 1}`, env));
-      } else if (kind === 'terminate_backends') {
-        await admin
-          .query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [APP])
-          .catch(() => undefined);
-      } else {
-        await temporal!.kill();
-        temporal = await startDevServerProcess({ port: temporalPort, dbFile: join(dataDir, 'temporal.db') });
-      }
+      await stack.faults[kind]!(rand);
     }
   };
 
+  // The campaigns start at even steps over the first half of the run, so that they overlap the faults.
   const campaignLoop = async () => {
-    for (let n = 0; n < 3 && Date.now() < deadline; n += 1) {
+    for (let n = 0; n < CAMPAIGNS && Date.now() < deadline; n += 1) {
       const created = await call('/functions/v1/campaign-create', {
         method: 'POST',
         headers: { 'idempotency-key': `chaos-campaign-${seed}-${n}` },
         body: {
           name: `Chaos ${n + 1}`,
-          agent_id: agent.id,
-          from_numbers: FROM,
-          max_concurrent_calls: 6,
+          agent_id: agentId,
+          from_numbers: from,
+          max_concurrent_calls: 3,
           retry_policy: { retry_on: ['busy', 'no_answer'], max_attempts: 2, delay_seconds: 2 },
-          contacts: Array.from({ length: CONTACTS_PER_CAMPAIGN }, (_, i) => ({
-            to_number: `+1415${700 + n}${String(1000 + i).slice(-3)}${i % 10}`,
-          })),
+          contacts: contactNumbers(n, contactsPerCampaign).map((to_number) => ({ to_number })),
         },
       });
       const id = (created?.json as { campaign_id?: string } | undefined)?.campaign_id;
-      if (id) campaigns.push(id);
-      await new Promise((resolve) => setTimeout(resolve, durationMs / 4));
+      if (created && !id)
+        log(`[chaos] campaign-create answered ${created.status}: ${created.text.slice(0, 300)}`);
+      if (id) {
+        campaigns.push(id);
+        watchers.push(
+          watchCampaign(stack.url, key, id, () => Date.now() > watchDeadline, watched).then((last) => ({
+            id,
+            last,
+          })),
+        );
+      } else n -= 1;
+      await new Promise((resolve) => setTimeout(resolve, id ? durationMs / (2 * CAMPAIGNS) : 1_000));
     }
   };
 
@@ -205,24 +230,35 @@ export async function runChaos({
       const answer = await call('/functions/v1/call-dial', {
         method: 'POST',
         headers: { 'idempotency-key': `chaos-dial-${seed}-${n}` },
-        body: { from_number: pick(FROM), to_number: `+1415800${String(1000 + (n % 9000))}` },
+        body: { from_number: pick(from), to_number: `+1415800${String(2000 + (n % 8000))}` },
       });
       if (!answer) dials.unanswered += 1;
       else if (answer.status === 201) dials.accepted += 1;
       else dials.refused += 1;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
     }
   };
 
-  const watchLoop = async () => {
-    while (Date.now() < deadline) {
-      for (const id of campaigns) await call(`/functions/v1/campaign-get/${id}`);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // Someone calls one of the account's numbers every few seconds (Twilio posts the voice webhook).
+  const inboundLoop = async () => {
+    const twilio = stack.twilio;
+    for (let n = 0; twilio && Date.now() < deadline; n += 1) {
+      const carrierCall = await twilio
+        .callIn({
+          from: `+1650555${String(1000 + (n % 9000))}`,
+          to: pick(from),
+          voiceUrl: `${stack.url}/carrier/twilio/voice`,
+          statusCallback: `${stack.url}/carrier/twilio/status`,
+        })
+        .catch(() => null);
+      if (carrierCall?.answer?.status === 200) inbound.answered += 1;
+      else inbound.refused += 1;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   };
 
   log(`[chaos] seed ${seed}, ${Math.round(durationMs / 1000)} s, faults ${faults ? 'on' : 'off'}`);
-  await Promise.all([faultLoop(), campaignLoop(), dialLoop(), watchLoop()]);
+  await Promise.all([faultLoop(), campaignLoop(), dialLoop(), inboundLoop()]);
   log('[chaos] load over; waiting for quiescence');
 
   // Quiescence: every call ended, every contact settled, every delivery finished (the reconciler
@@ -253,6 +289,13 @@ export async function runChaos({
     violations.push(`${finding.invariant} ${finding.id}: ${finding.detail}`);
   if (quiescenceMs < 0) violations.push('no quiescence within four minutes');
 
+  // Every live view saw its campaign finish, as the database has it.
+  for (const { id, last } of await Promise.all(watchers)) {
+    const { status } = await deps.db.campaign.findUniqueOrThrow({ where: { id } });
+    if (last !== status)
+      violations.push(`campaign ${id}: its live view ended at ${last}, the campaign is ${status}`);
+  }
+
   // One call per contact attempt, attempts 1..n; every ended call has its call_ended event with one
   // delivery per webhook.
   const perAttempt = await deps.db.$queryRaw<{ contact: string; attempt: number; calls: number }[]>`
@@ -270,15 +313,10 @@ export async function runChaos({
     SELECT e.id::text, count(d.id)::int AS deliveries FROM webhook_events e
       LEFT JOIN webhook_deliveries d ON d.event_id = e.id GROUP BY e.id HAVING count(d.id) <> 1`;
   for (const row of deliveriesPerEvent) violations.push(`event ${row.id}: ${row.deliveries} deliveries`);
+  if (stack.twilio) violations.push(...(await carrierLedgerViolations(deps, stack.twilio)));
   // No workflow failed: every failure settled inside its workflow.
-  const failedWorkflows = await client.workflow
-    .count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Failed'`)
-    .then(
-      (answer) => answer.count,
-      (error: Error) => `unknown (${error.message})`,
-    );
-  if (failedWorkflows !== 0) violations.push(`failed workflows: ${failedWorkflows}`);
-  const crashed = [...apis, ...workers].filter((service) => !service.running());
+  violations.push(...(await failedWorkflows(client, taskQueue)));
+  const crashed = stack.services().filter((service) => !service.running());
   for (const service of crashed)
     violations.push(`${service.name} exited on its own: ${service.output().slice(-500)}`);
 
@@ -291,23 +329,109 @@ export async function runChaos({
     contacts: await deps.db.campaignContact.count(),
     calls: await deps.db.call.count(),
     directDials: dials,
+    inbound,
+    watchers: watched,
+    carrierCalls: stack.twilio?.calls().length ?? 0,
     deliveries: {
       delivered: deliveryCount('delivered'),
       failed: deliveryCount('failed'),
       disabled: deliveryCount('disabled'),
       pending: deliveryCount('pending'),
     },
+    failedDeliveries: await failedDeliveryCauses(deps),
     quiescenceMs,
+    repairs: reconcilerRepairs(stack.workerLogs()),
     violations,
-    reconcile: report.totals,
   };
 
-  await stopAll([...apis, ...workers]);
-  await temporal?.kill();
   await connection.close().catch(() => undefined);
-  await admin.end().catch(() => undefined);
+  await db.$disconnect();
+  await stack.close();
   receiver.server.close();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
   return figures;
+}
+
+/**
+ * The carrier's ledger against the rows: every call the service placed at Twilio names its call in
+ * its status callback URL (…/carrier/twilio/status/<call id>); no call has two carrier calls, every
+ * carrier call belongs to a call that records it, and no carrier call is left up once all is quiet.
+ */
+async function carrierLedgerViolations(deps: CoreDeps, twilio: TwilioEmulator): Promise<string[]> {
+  const violations: string[] = [];
+  const carrierCalls = twilio.calls();
+  const placed = new Map<string, string[]>();
+  for (const carrierCall of carrierCalls) {
+    if (!['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(carrierCall.status))
+      violations.push(
+        `carrier call ${carrierCall.sid} (${carrierCall.direction}) still ${carrierCall.status}`,
+      );
+    if (carrierCall.direction !== 'outbound-api') continue;
+    const callId = carrierCall.created.StatusCallback?.split('/').at(-1) ?? '';
+    placed.set(callId, [...(placed.get(callId) ?? []), carrierCall.sid]);
+  }
+  const rows = await deps.db.call.findMany({
+    where: { id: { in: [...placed.keys()].filter((id) => /^[0-9a-f-]{36}$/.test(id)) } },
+    select: { id: true, carrierCallId: true },
+  });
+  const recorded = new Map(rows.map((row) => [row.id, row.carrierCallId]));
+  for (const [callId, sids] of placed) {
+    if (sids.length > 1) violations.push(`call ${callId}: ${sids.length} carrier calls (${sids.join(', ')})`);
+    if (!recorded.has(callId)) violations.push(`carrier call ${sids[0]} for no call (${callId})`);
+    else if (recorded.get(callId) !== sids[0])
+      violations.push(
+        `call ${callId} records carrier call ${recorded.get(callId)}, the carrier has ${sids[0]}`,
+      );
+  }
+  return violations;
+}
+
+async function failedDeliveryCauses({ db }: CoreDeps): Promise<Record<string, number>> {
+  const rows = await db.$queryRaw<{ cause: string; deliveries: number }[]>`
+    SELECT concat(count(a.id), ' attempts, last ', coalesce(last.status_code::text, last.error, 'none')) AS cause,
+           count(DISTINCT d.id)::int AS deliveries
+      FROM webhook_deliveries d
+      LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+      LEFT JOIN LATERAL (SELECT status_code, error FROM webhook_attempts
+                          WHERE delivery_id = d.id ORDER BY number DESC LIMIT 1) last ON true
+     WHERE d.status = 'failed'
+     GROUP BY d.id, last.status_code, last.error`;
+  const causes: Record<string, number> = {};
+  for (const row of rows) causes[row.cause] = (causes[row.cause] ?? 0) + row.deliveries;
+  return causes;
+}
+
+/** Each workflow of the run that failed, with its failure's message (its history's last event). */
+async function failedWorkflows(client: Client, taskQueue: string): Promise<string[]> {
+  const failed: string[] = [];
+  try {
+    for await (const execution of client.workflow.list({
+      query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Failed'`,
+    })) {
+      const history = await client.workflow
+        .getHandle(execution.workflowId, execution.runId)
+        .fetchHistory()
+        .catch(() => null);
+      const failure = history?.events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
+      const cause = [failure?.message, failure?.cause?.message].filter(Boolean).join(': ');
+      failed.push(`workflow ${execution.workflowId} (${execution.type}) failed: ${cause || 'no message'}`);
+    }
+  } catch (error) {
+    failed.push(`failed workflows could not be listed: ${(error as Error).message}`);
+  }
+  return failed;
+}
+
+/** The reconciler's findings in the workers' logs (each violation is logged once per pass), by invariant. */
+function reconcilerRepairs(workers: ServiceProcess[]): ChaosFigures['repairs'] {
+  const totals: ChaosFigures['repairs'] = {};
+  for (const worker of workers)
+    for (const line of worker.output().split('\n')) {
+      if (!line.includes('"invariant violated"')) continue;
+      // (pnpm dev prefixes each line with its task's name)
+      const finding = JSON.parse(line.slice(line.indexOf('{'))) as { invariant: string; repaired: boolean };
+      const total = (totals[finding.invariant] ??= { found: 0, repaired: 0 });
+      total.found += 1;
+      if (finding.repaired) total.repaired += 1;
+    }
+  return totals;
 }
