@@ -44,6 +44,8 @@ switch (command) {
   case 'test': {
     const ensured = run(tsx, ['scripts/temporal.ts', 'ensure']);
     if (ensured !== 0) process.exit(ensured);
+    // The suites that run the services as processes run them compiled (turbo builds them first).
+    process.env.VOICE_SERVICES_BUILD ??= 'compiled';
     process.exit(
       pnpmRun([
         'exec',

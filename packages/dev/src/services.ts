@@ -23,6 +23,16 @@ export type ServiceApp = 'api' | 'worker' | 'media';
  */
 export type ServiceBuild = 'source' | 'compiled' | { deployedIn: string };
 
+/**
+ * The build test processes run when a test does not name one: `compiled` when VOICE_SERVICES_BUILD
+ * says so (`pnpm test` does, after turbo built the services: a compiled service starts in a second
+ * where its sources take several, transpiled and its workflows bundled at each start), else `source`,
+ * so that a suite run on its own tests the sources as they are.
+ */
+export function defaultServiceBuild(): ServiceBuild {
+  return process.env.VOICE_SERVICES_BUILD === 'compiled' ? 'compiled' : 'source';
+}
+
 export const JWT_SECRET = 'service-tests-jwt-secret-long-enough-for-hs256';
 export const SECRETS_KEY = 's'.repeat(32);
 
@@ -193,7 +203,7 @@ export interface ApiProcess extends ServiceProcess {
 export async function startApi(
   name: string,
   env: Record<string, string>,
-  build: ServiceBuild = 'source',
+  build: ServiceBuild = defaultServiceBuild(),
 ): Promise<ApiProcess> {
   let announce: (url: string) => void = () => {};
   const announced = new Promise<string>((resolve) => (announce = resolve));
@@ -236,7 +246,7 @@ async function untilHealthy(service: ServiceProcess, healthUrl: string): Promise
 export async function startWorker(
   name: string,
   env: Record<string, string>,
-  build: ServiceBuild = 'source',
+  build: ServiceBuild = defaultServiceBuild(),
 ): Promise<WorkerProcess> {
   const port = await freePort();
   const healthUrl = `http://127.0.0.1:${port}/healthz`;
@@ -261,7 +271,7 @@ export async function startMedia(
   name: string,
   env: Record<string, string>,
   port?: number,
-  build: ServiceBuild = 'source',
+  build: ServiceBuild = defaultServiceBuild(),
 ): Promise<MediaProcess> {
   const mediaPort = port ?? (await freePort());
   const healthUrl = `http://127.0.0.1:${mediaPort}/healthz`;

@@ -9,7 +9,7 @@ import proto from '@temporalio/proto';
 import { dropDatabase, TEST_ADMIN_URL } from '@voice/db/testing';
 import { childEnvironment } from './env';
 import { CACHE_DIR } from './paths';
-import { freeLowPort, freePort } from './ports';
+import { freeLowPort } from './ports';
 import { goBinary, SEARCH_ATTRIBUTES, stopChild, waitUntilServing } from './temporal-server';
 
 /**
@@ -133,13 +133,15 @@ export async function startProductionTemporal(
     if (updated.status !== 0) throw new Error(`schema update of ${database} failed: ${updated.stderr}`);
   }
 
+  // Below the ephemeral range, where no outgoing connection takes a port between its choice here and
+  // the server binding it (the schemas are set up meanwhile), nor while a killed server restarts.
   const ports = options.ports ?? {
-    frontend: await freePort(),
-    http: await freePort(),
+    frontend: await freeLowPort(),
+    http: await freeLowPort(),
     membership: [await freeLowPort(), await freeLowPort(), await freeLowPort(), await freeLowPort()],
-    history: await freePort(),
-    matching: await freePort(),
-    worker: await freePort(),
+    history: await freeLowPort(),
+    matching: await freeLowPort(),
+    worker: await freeLowPort(),
   };
   const configDir = join(dir, 'config');
   mkdirSync(configDir, { recursive: true });

@@ -21,9 +21,9 @@ import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
-const CONTACTS = 1_500;
+const CONTACTS = 800;
 /** A low continue-as-new threshold: the bound holds at any size when every run respects it. */
-const MAX_HISTORY_EVENTS = 100;
+const MAX_HISTORY_EVENTS = 60;
 const FROM = '+14155550150';
 const taskQueue = `campaign-scale-${randomUUID()}`;
 

@@ -7,7 +7,7 @@ import { speak } from '@voice/audio';
 import { seedAccount, serviceDeps } from '@voice/core/testing';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import {
-  freePort,
+  freeLowPort,
   JWT_SECRET,
   SECRETS_KEY,
   serviceEnv,
@@ -148,7 +148,8 @@ export class ChaosStack implements ChaosTarget {
       });
     log('[chaos] starting the Temporal server on PostgreSQL');
     const temporal = await startTestProductionTemporal();
-    const redisPort = await freePort();
+    // Ports a restarted server binds again: below the ephemeral range, so no outgoing connection has it.
+    const redisPort = await freeLowPort();
     const redis = await startRedis(redisPort);
     // The callee's line is synthesised once: eSpeak NG runs in this process, where the receivers and
     // emulators answer, and once per call it would hold their event loop.
@@ -165,7 +166,7 @@ export class ChaosStack implements ChaosTarget {
     const stt = await startSttEmulator({ apiKey: 'dg-chaos', transcript: demoTranscript });
     const apis: ApiProcess[] = [];
     const balancer = await startBalancer(() => apis.filter((api) => api.running()).map((api) => api.url));
-    const mediaPort = await freePort();
+    const mediaPort = await freeLowPort();
     const recordingsDir = mkdtempSync(join(tmpdir(), 'voice-chaos-recordings-'));
     const url = new URL(database.url);
     url.searchParams.set('application_name', APPLICATION_NAME);
