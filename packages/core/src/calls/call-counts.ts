@@ -1,4 +1,4 @@
-import { Prisma, type Db } from '@voice/db';
+import { Prisma } from '@voice/db';
 
 /**
  * Exact call counts from the `call_counts` buckets: the triggers on `calls` append every change to
@@ -106,7 +106,11 @@ const or = (conditions: Prisma.Sql[]) =>
   conditions.length ? Prisma.join(conditions, ' OR ') : Prisma.sql`false`;
 
 /** The number of the account's calls (not deleted) matching the filter: exact, in one statement. */
-export async function countCalls(db: Db, accountId: string, filter: CallCountFilter): Promise<number> {
+export async function countCalls(
+  db: Prisma.TransactionClient,
+  accountId: string,
+  filter: CallCountFilter,
+): Promise<number> {
   const conditions = filterConditions(filter);
   if (!conditions) return 0;
   const { from, until } = filter;

@@ -62,30 +62,30 @@ async function eventsOf(campaignId: string) {
 }
 
 describe('campaign events at a crash', () => {
-  it('a step killed while recording campaign_completed: the retried step completes it with both events', async () => {
-    const campaignId = await campaignWithWebhook(1);
-    // Its only contact settled: the next step starts the campaign and completes it.
-    await deps.db.campaignContact.updateMany({ where: { campaignId }, data: { state: 'completed' } });
-    const window = await holdWrites(databaseUrl, {
-      table: 'webhook_events',
-      when: `NEW.type = 'campaign_completed'`,
-    });
-    const claimToken = randomUUID();
-    try {
-      const step = advanceCampaign(deps, { campaignId, budget: 10, claimToken });
-      await window.reached();
-      expect(await window.terminate()).toBe(1);
-      await expect(step).rejects.toThrow();
-    } finally {
-      await window.release();
-    }
-    const retried = await advanceCampaign(deps, { campaignId, budget: 10, claimToken });
-    expect(retried).toMatchObject({ done: true, status: 'completed' });
-    expect(await eventsOf(campaignId)).toEqual([
-      ['campaign_completed', 1],
-      ['campaign_started', 1],
-    ]);
-  });
+  it.each(['campaign_started', 'campaign_completed'])(
+    'a step killed while recording %s: the retried step completes it with both events',
+    async (type) => {
+      const campaignId = await campaignWithWebhook(1);
+      // Its only contact settled: the next step starts the campaign and completes it.
+      await deps.db.campaignContact.updateMany({ where: { campaignId }, data: { state: 'completed' } });
+      const window = await holdWrites(databaseUrl, { table: 'webhook_events', when: `NEW.type = '${type}'` });
+      const claimToken = randomUUID();
+      try {
+        const step = advanceCampaign(deps, { campaignId, budget: 10, claimToken });
+        await window.reached();
+        expect(await window.terminate()).toBe(1);
+        await expect(step).rejects.toThrow();
+      } finally {
+        await window.release();
+      }
+      const retried = await advanceCampaign(deps, { campaignId, budget: 10, claimToken });
+      expect(retried).toMatchObject({ done: true, status: 'completed' });
+      expect(await eventsOf(campaignId)).toEqual([
+        ['campaign_completed', 1],
+        ['campaign_started', 1],
+      ]);
+    },
+  );
 
   it('a pause killed while recording campaign_paused changes nothing; the retried pause records it', async () => {
     const campaignId = await campaignWithWebhook(3);

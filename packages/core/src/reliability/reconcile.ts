@@ -208,11 +208,19 @@ async function countDrift(
   const findings: Finding[] = [];
   for (const { account_id, rows } of accounts) {
     const counted = await countCalls(deps.db, account_id, { includeTestCalls: true });
-    if (counted !== rows)
+    if (counted === rows) continue;
+    // The two reads above saw the rows at different moments, and calls come and go between them: a
+    // drift counts only when one snapshot shows it.
+    const again = await inOneSnapshot(deps, async (tx) => {
+      const [row] = await tx.$queryRaw<{ rows: number }[]>`
+        SELECT count(*)::int AS rows FROM calls WHERE account_id = ${account_id}::uuid AND deleted_at IS NULL`;
+      return { rows: row!.rows, counted: await countCalls(tx, account_id, { includeTestCalls: true }) };
+    });
+    if (again.counted !== again.rows)
       findings.push({
         invariant: 'call_counts_drift',
         id: account_id,
-        detail: `call counts say ${counted}, the calls are ${rows}`,
+        detail: `call counts say ${again.counted}, the calls are ${again.rows}`,
         repaired: false,
       });
   }
@@ -222,13 +230,24 @@ async function countDrift(
       FROM (SELECT id FROM campaigns ${recentCampaigns} ORDER BY updated_at DESC LIMIT ${limit}) k`;
   for (const { campaign_id, rows } of campaigns) {
     const counted = (await countContacts(deps.db, campaign_id)).total;
-    if (counted !== rows)
+    if (counted === rows) continue;
+    const again = await inOneSnapshot(deps, async (tx) => {
+      const [row] = await tx.$queryRaw<{ rows: number }[]>`
+        SELECT count(*)::int AS rows FROM campaign_contacts WHERE campaign_id = ${campaign_id}::uuid`;
+      return { rows: row!.rows, counted: (await countContacts(tx, campaign_id)).total };
+    });
+    if (again.counted !== again.rows)
       findings.push({
         invariant: 'contact_counts_drift',
         id: campaign_id,
-        detail: `contact counts say ${counted}, the contacts are ${rows}`,
+        detail: `contact counts say ${again.counted}, the contacts are ${again.rows}`,
         repaired: false,
       });
   }
   return findings;
+}
+
+/** Reads that see the database at one moment (a repeatable-read transaction, read only). */
+function inOneSnapshot<T>(deps: CoreDeps, read: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  return deps.db.$transaction(read, { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead });
 }

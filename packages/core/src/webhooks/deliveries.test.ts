@@ -82,6 +82,31 @@ describe('webhook deliveries at a crash', () => {
     ).not.toBeNull();
   });
 
+  it.each([
+    [200, 'delivered'],
+    [410, 'disabled'],
+  ] as const)(
+    'a re-run that finds an attempt answered %i recorded applies its consequence, sending nothing',
+    async (statusCode, status) => {
+      // As a crash between the attempt's record and the delivery's update once left it (the migration
+      // repairs those rows; a re-run must not leave one pending either).
+      const deliveryId = await endedCallDelivery();
+      await deps.db.webhookAttempt.create({
+        data: { deliveryId, number: 1, startedAt: clock.now(), statusCode, latencyMs: 12 },
+      });
+      const before = requests;
+      const rerun = await attemptDelivery(deps, { deliveryId, number: 1 });
+      expect(rerun.outcome).toBe(statusCode === 200 ? 'delivered' : 'gone');
+      const delivery = await deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+      expect(delivery.status).toBe(status);
+      const webhook = await deps.db.agentWebhook.findUniqueOrThrow({ where: { id: delivery.webhookId } });
+      expect(webhook.enabled).toBe(statusCode === 200);
+      expect(requests - before).toBe(0);
+      if (!webhook.enabled)
+        await deps.db.agentWebhook.update({ where: { id: webhook.id }, data: { enabled: true } });
+    },
+  );
+
   it("re-runs a recorded attempt with what is left of the receiver's Retry-After", async () => {
     const deliveryId = await endedCallDelivery();
     const before = requests;

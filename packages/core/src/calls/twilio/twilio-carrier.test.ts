@@ -158,6 +158,27 @@ describe('the Twilio carrier', () => {
     expect(emulator.requests.filter((r) => r.status === 401)).toHaveLength(2);
   });
 
+  it('reads a forbidden or unknown account (403, 404) as a refused account too, not as something to retry', async () => {
+    for (const [status, code] of [
+      [403, 20403],
+      [404, 20404],
+    ] as const) {
+      emulator.failRequests(() => ({ status, code, message: 'not for this account' }));
+      try {
+        const placing = carrier().placeCall({
+          callId: `r${status}`,
+          from: '+14155550100',
+          to: '+14155550009',
+          placedAt: new Date(),
+        });
+        await expect(placing).rejects.toBeInstanceOf(CarrierAccountRefused);
+        await expect(placing).rejects.toMatchObject({ outcome: 'carrier_rejected' });
+      } finally {
+        emulator.failRequests(null);
+      }
+    }
+  });
+
   it('leaves an overloaded or failing Twilio (429, 5xx) to the caller to retry, not as a refusal', async () => {
     for (const status of [429, 500, 503]) {
       emulator.failRequests(() => ({ status, code: status === 429 ? 20429 : 20500, message: 'try later' }));
