@@ -53,6 +53,7 @@ switch (command) {
         'run',
         'typecheck',
         'typecheck:scripts',
+        'typecheck:packages',
         'lint',
         'lint:scripts',
         'test',

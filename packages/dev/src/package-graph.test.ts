@@ -11,10 +11,26 @@ const manifests = (dir: string) =>
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
       peerDependencies?: Record<string, string>;
+      scripts?: Record<string, string>;
     },
   }));
 
 describe('the package graph', () => {
+  it('typechecks every package: in the one program of tsconfig.packages.json, or with its own script', () => {
+    const packages = JSON.parse(readFileSync(join(REPO_ROOT, 'tsconfig.packages.json'), 'utf8')) as {
+      include: string[];
+    };
+    const covered = (dir: string) =>
+      packages.include.some(
+        (entry) => entry === `${dir}/src` || entry === `${dir.replace(/\/[^/]+$/, '')}/*/src`,
+      );
+    const missing = ['apps', 'packages', 'tests']
+      .flatMap(manifests)
+      .filter(({ dir, manifest }) => !manifest.scripts?.typecheck && !covered(dir))
+      .map(({ dir }) => dir);
+    expect(missing).toEqual([]);
+  });
+
   it('has no package that names an app, in any kind of dependency', () => {
     const apps = new Set(manifests('apps').map(({ manifest }) => manifest.name));
     const offending = manifests('packages').flatMap(({ dir, manifest }) =>

@@ -21,9 +21,9 @@ import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../worker';
 
-const CONTACTS = 800;
+const CONTACTS = 400;
 /** A low continue-as-new threshold: the bound holds at any size when every run respects it. */
-const MAX_HISTORY_EVENTS = 60;
+const MAX_HISTORY_EVENTS = 30;
 const FROM = '+14155550150';
 const taskQueue = `campaign-scale-${randomUUID()}`;
 
@@ -67,7 +67,7 @@ describe('a campaign at scale on a real dev server and worker', () => {
           name: 'Scale',
           agent_id: agent.id,
           from_numbers: [FROM],
-          max_concurrent_calls: 200,
+          max_concurrent_calls: 40,
           retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
           draft: true,
         }),
