@@ -8,7 +8,7 @@ import type { ChaosTarget } from './stack';
 
 /**
  * The stack `pnpm dev` starts on a fresh clone, on its embedded defaults (a PostgreSQL server from npm,
- * a Temporal dev server, the simulated carrier), as a user runs it: `node scripts/launch.mjs dev`, on
+ * a Temporal dev server, the simulated carrier), as a user runs it: `npx --yes pnpm@10 dev`, on
  * free ports and with its data in a folder of its own (DEV_DATA_DIR) that goes when it stops. The chaos
  * run drives it through its API with the demo account it prints; no faults (it is one process tree).
  */
@@ -32,7 +32,8 @@ export async function startDevStack({
     DEV_TEMPORAL_UI_PORT: await freePort(),
   };
   const taskQueue = 'voice-agent';
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'launch.mjs'), 'dev'], {
+  // The README's command, as a user types it.
+  const child = spawn('npx', ['--yes', 'pnpm@10', 'dev'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -52,15 +53,17 @@ export async function startDevStack({
   const dev = trackProcess('pnpm dev', child);
   const printed = (pattern: RegExp) => pattern.exec(dev.output())?.[1];
   log(`[chaos] starting pnpm dev (data in ${dataDir})`);
-  await waitFor(
-    'pnpm dev to print its URLs',
-    300_000,
-    async () => {
-      if (!dev.running()) throw new Error(`pnpm dev exited:\n${dev.output().slice(-3000)}`);
-      return printed(/Demo API key: (\S+)/);
-    },
-    { intervalMs: 500 },
-  );
+  const exited = dev.exited.then(() => {
+    throw new Error(`pnpm dev exited:\n${dev.output().slice(-3000)}`);
+  });
+  exited.catch(() => {});
+  await Promise.race([
+    exited,
+    waitFor('pnpm dev to print its URLs', 300_000, async () => printed(/Demo API key: (\S+)/), {
+      intervalMs: 500,
+      detail: () => dev.output().slice(-3000),
+    }),
+  ]);
   const url = printed(/ {2}API: +(\S+)/)!;
   const key = printed(/Demo API key: (\S+)/)!;
   const databaseUrl = printed(/database: embedded PostgreSQL 17 \(.*\) at (\S+)/)!;
