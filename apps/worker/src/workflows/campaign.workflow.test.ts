@@ -150,7 +150,9 @@ describe('campaign workflow on a real dev server and worker', () => {
   it("waits for the account's limit on calls in progress", async () => {
     await setAccountLimits(base, { accountId, max_concurrent_calls: 2 });
     try {
-      await withWorker(250, async (deps, seen) => {
+      // Calls long enough that the next dial always finds the last one still in progress, however
+      // slowly a busy machine runs the workflows (at 250 ms, one call could end before the next began).
+      await withWorker(1_000, async (deps, seen) => {
         const campaign = await create(deps, {
           max_concurrent_calls: 5,
           contacts: numbers(8, 3050).map((to_number) => ({ to_number })),
