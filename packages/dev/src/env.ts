@@ -6,6 +6,10 @@ export const env = {
   path: process.env.PATH ?? '',
   /** The package manager that started this script (pnpm sets it for `pnpm run`). */
   npmExecPath: process.env.npm_execpath || undefined,
+  /** `pnpm dev`'s state folder instead of `.data/`. */
+  devDataDir: process.env.DEV_DATA_DIR || undefined,
+  /** `compiled`: test processes run the built services (`pnpm test` sets it). */
+  servicesBuild: process.env.VOICE_SERVICES_BUILD || undefined,
 };
 
 /** This process's environment plus `extra`, for the programs it runs (the Go toolchain, services under test). */

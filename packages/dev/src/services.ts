@@ -7,7 +7,7 @@ import { REPO_ROOT } from './paths';
 import { freePort } from './ports';
 import { spawnTypeScript } from './typescript-process';
 import { waitFor } from './wait';
-import { childEnvironment } from './env';
+import { childEnvironment, env } from './env';
 
 /**
  * The one harness for tests that run services as real processes: the api and the worker as operators
@@ -30,7 +30,7 @@ export type ServiceBuild = 'source' | 'compiled' | { deployedIn: string };
  * so that a suite run on its own tests the sources as they are.
  */
 export function defaultServiceBuild(): ServiceBuild {
-  return process.env.VOICE_SERVICES_BUILD === 'compiled' ? 'compiled' : 'source';
+  return env.servicesBuild === 'compiled' ? 'compiled' : 'source';
 }
 
 export const JWT_SECRET = 'service-tests-jwt-secret-long-enough-for-hs256';
