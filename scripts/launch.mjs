@@ -55,7 +55,6 @@ switch (command) {
         'typecheck:scripts',
         'typecheck:packages',
         'lint',
-        'lint:scripts',
         'test',
         '--concurrency=2',
         ...process.argv.slice(3),

@@ -45,7 +45,8 @@ const RETRY_ON = ['busy', 'no_answer'] as const;
 const TERMINAL: readonly string[] = TERMINAL_STATUSES;
 const IN_PROGRESS = ['initiated', 'ringing', 'ongoing'] as const;
 
-// A safety net: each suite stops its own processes, this catches whatever a failure left running.
+// The two suites run at once (each mostly waits on timeouts), so neither may kill every started process
+// in its own afterAll: each test stops its processes, and this catches whatever a failure left running.
 afterAll(killStartedProcesses);
 
 /**
@@ -248,13 +249,12 @@ async function health(worker: WorkerProcess): Promise<unknown> {
   }
 }
 
-describe('kill -9 the worker during a running campaign with webhooks', () => {
+describe.concurrent('kill -9 the worker during a running campaign with webhooks', () => {
   const CONTACTS = 50;
   let database: TestDatabase | undefined;
   let connection: Connection | undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
   afterAll(async () => {
-    await killStartedProcesses();
     receiver?.server.close();
     await connection?.close();
     await database?.drop();
@@ -432,14 +432,13 @@ describe('kill -9 the worker during a running campaign with webhooks', () => {
   );
 });
 
-describe('the Temporal dev server restarted (with its persistence file) mid-campaign', () => {
+describe.concurrent('the Temporal dev server restarted (with its persistence file) mid-campaign', () => {
   const CONTACTS = 40;
   const OUTAGE_MS = 5_000;
   let database: TestDatabase | undefined;
   let connection: Connection | undefined;
   let dir: string | undefined;
   afterAll(async () => {
-    await killStartedProcesses();
     await connection?.close();
     await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -38,7 +38,9 @@ const workerEnv = (
   ...settings,
 });
 
-describe('worker process', () => {
+// The suites run at once: each has its own database and task queue, and spends most of its time waiting
+// on Temporal's timeouts after a kill.
+describe.concurrent('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
     const worker = await startWorker(
       'worker',
@@ -61,7 +63,7 @@ describe('worker process', () => {
   });
 });
 
-describe('a worker process killed mid-call', () => {
+describe.concurrent('a worker process killed mid-call', () => {
   it('leaves the call to the next worker, which completes it with a consistent row', async () => {
     const { deps, database: db2 } = await createTestDeps();
     const address = inject('temporalAddress');
@@ -187,7 +189,7 @@ async function webhookScene(status: (request: number) => number) {
   };
 }
 
-describe('a worker process killed between two webhook attempts', () => {
+describe.concurrent('a worker process killed between two webhook attempts', () => {
   it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
     const scene = await webhookScene((request) => (request === 1 ? 500 : 200));
     const { deps, requests } = scene;
@@ -235,7 +237,7 @@ describe('a worker process killed between two webhook attempts', () => {
   });
 });
 
-describe('a worker process killed while recording an attempt', () => {
+describe.concurrent('a worker process killed while recording an attempt', () => {
   // The window between an attempt's record and its consequence: the worker is SIGKILLed while the
   // attempt's insert waits behind a trigger, then the insert is let go. Recorded on its own, as it
   // once was, the attempt left the delivery pending for good (the re-run found it and changed nothing).
@@ -278,7 +280,7 @@ describe('a worker process killed while recording an attempt', () => {
   });
 });
 
-describe('a worker process killed mid-campaign', () => {
+describe.concurrent('a worker process killed mid-campaign', () => {
   it(
     'leaves a campaign that finishes after restart with every contact dialed exactly once',
     { timeout: 180_000 },
