@@ -1,13 +1,15 @@
-import type { CarrierEvent, ServiceEnd } from './calls/carrier';
-import type { RecordingStore, S3RecordingSettings } from './calls/recording-store';
 import type { Db } from '@voice/db';
-import type { HostResolver } from './network/resolver';
-import type { AuthCache } from './auth/auth-cache';
-import type { RateLimitStore } from './rate-limits/rate-limit-store';
+import type {
+  Clock,
+  CredentialCache,
+  HostResolver,
+  RateLimitStore,
+  RecordingStore,
+  S3RecordingSettings,
+  WorkflowStarter,
+} from './ports';
 
-export interface Clock {
-  now(): Date;
-}
+export * from './ports';
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -64,48 +66,6 @@ export interface RateLimitDefaults {
   concurrentCalls: number;
 }
 
-/** Starts the service's workflows; idempotent (starting an already started one is a no-op). */
-export interface WorkflowStarter {
-  startCallWorkflow(call: {
-    callId: string;
-    accountId: string;
-    /** Null for an incoming call refused because its number has no agent. */
-    agentId: string | null;
-    campaignId: string | null;
-  }): Promise<void>;
-  startWebhookDelivery(delivery: {
-    deliveryId: string;
-    accountId: string;
-    agentId: string;
-    retryScheduleMs: number[];
-  }): Promise<void>;
-  startCampaignWorkflow(campaign: { campaignId: string; accountId: string; agentId: string }): Promise<void>;
-  /** Tells a running campaign workflow to look at its campaign again (a no-op if it has finished). */
-  wakeCampaign(campaignId: string): Promise<void>;
-  /** Hands a carrier's event to the call's workflow (a no-op if it has finished). */
-  reportCarrierEvent(callId: string, event: CarrierEvent): Promise<void>;
-  /** Asks a call's workflow to end the call (hang up, transfer); false when the workflow has finished. */
-  endCall(callId: string, request: ServiceEnd): Promise<boolean>;
-  /** Tells a call's workflow the media server has stored its conversation (a no-op if it has finished). */
-  conversationEnded(callId: string): Promise<void>;
-  /**
-   * Where a call's or a delivery's workflow stands, for the reconciler; absent where the process has no
-   * Temporal connection (then the checks that need it are skipped).
-   */
-  workflowState?(kind: 'call' | 'webhookDelivery', id: string): Promise<WorkflowState>;
-}
-
-/** A workflow execution's state as the reconciler reads it; `missing`: no execution has that id. */
-export type WorkflowState =
-  | 'running'
-  | 'completed'
-  | 'failed'
-  | 'canceled'
-  | 'terminated'
-  | 'continued_as_new'
-  | 'timed_out'
-  | 'missing';
-
 /** Everything a core function may touch, handed in by the app that calls it. */
 export interface CoreDeps {
   db: Db;
@@ -117,7 +77,7 @@ export interface CoreDeps {
   /** Where live calls' recordings are (the api and the media server); the local directory when omitted. */
   recordings?: RecordingStore;
   /** Resolved credentials kept in process (the api); every request reads Postgres when omitted. */
-  authCache?: AuthCache;
+  authCache?: CredentialCache;
   /** Where rate-limit buckets are (Redis, or this process's memory); no limiting when omitted. */
   rateLimitStore?: RateLimitStore;
 }

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { listen, type Listener } from '@voice/db';
-import type { AuthContext } from './authenticate';
+import type { CachedAuth, CredentialCache } from '../ports';
 
 /** The Postgres channel that carries changes to credentials and limits to every api instance. */
 export const AUTH_CHANGES_CHANNEL = 'auth_changes';
@@ -10,12 +10,6 @@ export const AUTH_CHANGES_CHANNEL = 'auth_changes';
  * 20261124060000_auth_changes): `key:<key hash>`, `user:<user id>`, `account:<account id>`.
  */
 export type AuthChangeNotice = `key:${string}` | `user:${string}` | `account:${string}`;
-
-export interface CachedAuth {
-  auth: AuthContext;
-  /** The key's last-used time as last written (API keys). */
-  lastUsedAt: Date | null;
-}
 
 export interface AuthCacheOptions {
   /** Entries at most (least recently used go first); 10,000 when omitted. */
@@ -29,7 +23,7 @@ export interface AuthCacheOptions {
  * short-lived, and dropped on a change notice from any process (revocation, new limits). While the
  * notices cannot be heard the cache answers nothing, so a revocation is never missed.
  */
-export class AuthCache {
+export class AuthCache implements CredentialCache {
   private readonly entries: LRUCache<string, CachedAuth>;
   private live = false;
   /** Counts notices and gaps: an entry read from the database before one of them may be stale. */

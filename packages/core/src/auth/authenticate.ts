@@ -1,25 +1,9 @@
-import type { CoreDeps } from '../deps';
+import type { AccountLimits, AuthContext, CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { API_KEY_PREFIX, hashApiKey } from './api-keys';
 import { AuthCache } from './auth-cache';
 import { verifyUserToken } from './jwt';
 import { isUuid } from '../scope';
-
-export type Principal = { kind: 'apiKey'; apiKeyId: string } | { kind: 'user'; userId: string };
-
-export interface AuthContext {
-  accountId: string;
-  accountName: string;
-  principal: Principal;
-  /** The account's own rate limits; null ones take the configured default. */
-  limits: AccountLimits;
-}
-
-export interface AccountLimits {
-  keyRequestsPerMinute: number | null;
-  accountRequestsPerMinute: number | null;
-  dialsPerMinute: number | null;
-}
 
 const limitsOf = (account: AccountLimits): AccountLimits => ({
   keyRequestsPerMinute: account.keyRequestsPerMinute,

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { z } from 'zod';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import type { AuthContext } from './authenticate';
+import type { AuthContext } from '../ports';
 import { hashPassword, verifyPassword } from './passwords';
 import { Password, type SignInInput } from './schemas';
 

@@ -1,6 +1,5 @@
 import type { Mailer } from '../notifications/mailer';
-import type { StructuredModel } from './analyze-call';
-import type { Carrier } from './carrier';
+import type { Carrier, StructuredModel } from '../ports';
 import type { ConversationEngine } from './conversation';
 
 /** What the call workflow needs besides the core dependencies. */

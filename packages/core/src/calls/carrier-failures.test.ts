@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advanceCampaign } from '../campaigns/advance-campaign';
+import { advanceCampaign } from '../campaign-dialer/advance-campaign';
 import { getCampaign } from '../campaigns/get-campaign';
 import { resumeCampaign } from '../campaigns/control-campaign';
 import { createCampaign } from '../campaigns/create-campaign';
 import { CreateCampaignInput } from '../campaigns/schemas';
 import type { CoreDeps } from '../deps';
 import { createTestDeps, manualClock, seedAccount, startsNothing } from '../testing/deps';
-import { CarrierAccountRefused, createSimulatedCarrier, type Carrier } from './carrier';
-import { handleCallEnded } from './call-ended';
+import { CarrierAccountRefused, type Carrier } from '../telephony/carrier';
+import { createSimulatedCarrier } from '../telephony/simulated-carrier';
+import { handleCallEnded } from '../after-call/handle-call-ended';
 import { applyCarrierEvents, endCallAtCarrier, placeCall, recordCarrierCallId } from './carrier-progress';
 import type { CallRuntime } from './call-runtime';
 import { deterministicConversationEngine } from './conversation';

@@ -11,7 +11,7 @@ import {
   type CarrierCallState,
   type CarrierEvent,
   type ServiceEnd,
-} from './carrier';
+} from '../telephony/carrier';
 import type { CallRuntime } from './call-runtime';
 import { finishCall } from './finish-call';
 import { TERMINAL_STATUSES } from './schemas';

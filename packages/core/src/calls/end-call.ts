@@ -2,7 +2,7 @@ import type { CallStatus } from '@voice/db';
 import { transferDestination } from '../agents/agent-view';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import type { ServiceEnd } from './carrier';
+import type { ServiceEnd } from '../telephony/carrier';
 import { loadCall } from './get-call';
 import { TERMINAL_STATUSES } from './schemas';
 

@@ -1,7 +1,7 @@
 import type { Call, CallStatus } from '@voice/db';
 import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
-import type { AnsweredBy, CarrierOutcome } from './carrier';
+import type { AnsweredBy, CarrierOutcome } from '../telephony/carrier';
 import type { CallRuntime } from './call-runtime';
 import { storableVariables } from './dial-call';
 

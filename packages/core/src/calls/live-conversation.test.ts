@@ -5,11 +5,11 @@ import { openAiLanguageModel } from '@voice/providers/llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../deps';
 import { createTestDeps, manualClock, seedAccount } from '../testing/deps';
-import { analyzeCall } from './analyze-call';
-import { createSimulatedCarrier } from './carrier';
+import { analyzeCall } from '../after-call/analyze-call';
+import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { applyCarrierEvents, checkCall, CONVERSATION_GRACE_MS } from './carrier-progress';
 import { deterministicConversationEngine } from './conversation';
-import { storeConversation } from './store-conversation';
+import { storeConversation } from '../after-call/store-conversation';
 
 /**
  * A call with a live conversation on the media server: its end waits for the conversation to be stored

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { startS3Emulator, type S3Emulator } from '@voice/provider-emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localRecordingStore, recordingKeyFor, type RecordingStore } from './recording-store';
+import type { RecordingStore } from '../ports';
+import { localRecordingStore, recordingKeyFor } from './recording-store';
 import { s3RecordingStore } from './s3-recording-store';
 
 /** Both recording stores keep what they are given and give it back whole; nothing else is found. */

@@ -1,29 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
-
-/** Where recordings are kept: a local directory by default, an S3-compatible bucket in production. */
-export interface RecordingStore {
-  put(key: string, data: Buffer): Promise<void>;
-  /** The stored file as a stream with its size; null when there is none. */
-  get(key: string): Promise<{ body: Readable; size: number } | null>;
-}
-
-/** An S3-compatible bucket for recordings (AWS S3, MinIO, R2, ...). */
-export interface S3RecordingSettings {
-  bucket: string;
-  /** The service's endpoint; AWS's own for the region when omitted. */
-  endpoint?: string;
-  region: string;
-  /** Credentials; the AWS SDK's default chain (environment, instance role) when omitted. */
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  /** Bucket in the path (`endpoint/bucket/key`), as most S3-compatible services want. */
-  forcePathStyle: boolean;
-  /** Objects under this prefix (`recordings/`). */
-  prefix: string;
-}
+import type { RecordingStore } from '../ports';
 
 /** A recording's key: `<call id>.wav`, nothing that could reach outside the store. */
 export function recordingKeyFor(callId: string): string {

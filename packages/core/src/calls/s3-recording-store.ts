@@ -1,7 +1,8 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { CoreConfig } from '../deps';
-import { recordingStoreFor, type RecordingStore, type S3RecordingSettings } from './recording-store';
+import type { RecordingStore, S3RecordingSettings } from '../ports';
+import { recordingStoreFor } from './recording-store';
 
 /** Recordings as objects of an S3-compatible bucket, through the official AWS SDK. */
 export function s3RecordingStore(settings: S3RecordingSettings): RecordingStore {

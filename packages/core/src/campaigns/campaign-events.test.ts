@@ -6,7 +6,7 @@ import { createAccount } from '../accounts/create-account';
 import type { CoreDeps } from '../deps';
 import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 import { createTestDeps, testAgentInput } from '../testing/deps';
-import { advanceCampaign } from './advance-campaign';
+import { advanceCampaign } from '../campaign-dialer/advance-campaign';
 import { pauseCampaign } from './control-campaign';
 import { createCampaign } from './create-campaign';
 import { CreateCampaignInput } from './schemas';

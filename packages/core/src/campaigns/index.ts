@@ -7,5 +7,4 @@ export * from './campaign-events';
 export * from './create-campaign';
 export * from './control-campaign';
 export * from './get-campaign';
-export * from './advance-campaign';
 export * from './campaign-call-outcome';

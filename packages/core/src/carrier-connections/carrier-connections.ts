@@ -1,6 +1,6 @@
 import { Prisma } from '@voice/db';
-import { twilioUrl } from '../calls/twilio/callbacks';
-import type { TwilioAccount } from '../calls/twilio/twilio-client';
+import { twilioUrl } from '../telephony/twilio/signature';
+import type { TwilioAccount } from '../telephony/twilio/client';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
@@ -10,7 +10,7 @@ import type {
   CreateCarrierConnectionInput,
   UpdateCarrierConnectionInput,
 } from './schemas';
-import { sealTwilioAccount, twilioAccountFrom, twilioAccountOf } from './twilio-accounts';
+import { sealTwilioAccount, twilioAccountFrom, twilioAccountOf } from '../telephony/twilio/accounts';
 
 /**
  * An account's own carrier accounts (Twilio). The credentials are checked against Twilio before
@@ -20,7 +20,7 @@ import { sealTwilioAccount, twilioAccountFrom, twilioAccountOf } from './twilio-
  */
 
 /** The Twilio REST helpers, loaded when a connection or a number is checked: the `twilio` package is large. */
-const twilioRest = () => import('../calls/twilio/twilio-client');
+const twilioRest = () => import('../telephony/twilio/client');
 
 const include = { phoneNumbers: { select: { number: true }, orderBy: { number: 'asc' } } } as const;
 type ConnectionRow = Prisma.CarrierConnectionGetPayload<{ include: typeof include }>;

@@ -1,7 +1,6 @@
-import type { AuthContext } from '../auth/authenticate';
 import type { CoreDeps, RateLimitDefaults } from '../deps';
 import { AppError } from '../errors';
-import type { BucketState } from './rate-limit-store';
+import type { AuthContext, BucketState } from '../ports';
 
 /** Which limits a request draws on: every request the request limits, a dial also the dial limit. */
 export interface RateLimitedOperation {

@@ -1,31 +1,4 @@
-/** One bucket a request draws on: it holds a minute's worth of tokens and refills continuously. */
-export interface BucketRequest {
-  key: string;
-  /** Tokens a full bucket holds: the limit per minute (it refills at capacity / 60 a second). */
-  capacity: number;
-}
-
-export interface BucketState {
-  key: string;
-  capacity: number;
-  /** Tokens left after this request. */
-  tokens: number;
-  /** Whether the bucket had a token for this request. */
-  allowed: boolean;
-}
-
-/**
- * Where the buckets are. `take` is atomic over all the buckets of a request: it takes one token from
- * each when every one has a token, and none otherwise (a refused request costs no bucket anything).
- */
-export interface RateLimitStore {
-  /**
-   * `scope` groups buckets that are taken together (the account; a Redis cluster keeps them on one
-   * node). Resolves with no states when the store cannot be reached: the request goes through.
-   */
-  take(scope: string, buckets: BucketRequest[], nowMs: number): Promise<BucketState[]>;
-  close(): Promise<void>;
-}
+import type { RateLimitStore } from '../ports';
 
 /** Tokens a bucket holds at `nowMs`, `elapsed` after it held `tokens`. */
 export const refilled = (tokens: number, capacity: number, elapsedMs: number) =>

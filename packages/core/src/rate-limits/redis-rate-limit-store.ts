@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { BucketState, RateLimitStore } from './rate-limit-store';
+import type { BucketState, RateLimitStore } from '../ports';
 
 /**
  * Token buckets in Redis, shared by every api instance. One script takes a token from each bucket of

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advanceCampaign } from '../campaigns/advance-campaign';
+import { advanceCampaign } from '../campaign-dialer/advance-campaign';
 import { createCampaign } from '../campaigns/create-campaign';
 import { CreateCampaignInput } from '../campaigns/schemas';
-import { createSimulatedCarrier } from '../calls/carrier';
+import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { finishCall } from '../calls/finish-call';
 import { deterministicConversationEngine } from '../calls/conversation';
 import { dialCall } from '../calls/dial-call';

@@ -1,6 +1,6 @@
 import { Prisma } from '@voice/db';
 import { z } from 'zod';
-import { handleCallEnded } from '../calls/call-ended';
+import { handleCallEnded } from '../after-call/handle-call-ended';
 import { countCalls } from '../calls/call-counts';
 import type { CallRuntime } from '../calls/call-runtime';
 import { failCall } from '../calls/fail-call';

@@ -6,7 +6,7 @@ import { modifyAgent } from '../agents/modify-agent';
 import { createAccount } from '../accounts/create-account';
 import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 import { dialCall } from '../calls/dial-call';
-import { handleCallEnded } from '../calls/call-ended';
+import { handleCallEnded } from '../after-call/handle-call-ended';
 import type { CoreDeps } from '../deps';
 import {
   createTestDeps,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../calls/carrier';
+import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../telephony/simulated-carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
 import { checkCall, placeCall, type CallProgress } from '../calls/carrier-progress';
 import { deferredWorkflows, systemClock, type Clock, type CoreDeps, type WorkflowStarter } from '../deps';

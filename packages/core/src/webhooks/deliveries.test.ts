@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, manualClock, seedAccount } from '../testing/deps';
-import { createSimulatedCarrier } from '../calls/carrier';
+import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { deterministicConversationEngine } from '../calls/conversation';
 import { finishCall } from '../calls/finish-call';
-import { handleCallEnded } from '../calls/call-ended';
+import { handleCallEnded } from '../after-call/handle-call-ended';
 import { dialCall } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { attemptDelivery, startPendingDeliveries } from './deliveries';

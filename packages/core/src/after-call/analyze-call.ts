@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import { extractedVariables } from '../agents';
-import type { CoreDeps } from '../deps';
+import type { CoreDeps, StructuredModel } from '../deps';
 import { AppError } from '../errors';
-import type { TranscriptEntry } from './conversation';
-
-/** A language model's structured output: one answer in JSON that follows the schema. */
-export interface StructuredModel {
-  structured(
-    messages: { role: 'system' | 'user'; content: string }[],
-    schema: { name: string; schema: Record<string, unknown> },
-  ): Promise<unknown>;
-}
+import type { TranscriptEntry } from '../calls/conversation';
 
 /** The analysis's JSON schema: a summary, the caller's gender where the words tell, each extracted variable. */
 export function analysisSchema(variables: { name: string; description: string; required: boolean }[]) {

@@ -6,10 +6,10 @@ import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/d
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { startEventDeliveries, type DeliveryStart } from '../webhooks/deliveries';
-import { recordCampaignEvent } from './campaign-events';
-import { countContacts } from './campaign-view';
-import type { CampaignCounts } from './schemas';
-import { windowState, type CallingWindow } from './windows';
+import { recordCampaignEvent } from '../campaigns/campaign-events';
+import { countContacts } from '../campaigns/campaign-view';
+import type { CampaignCounts } from '../campaigns/schemas';
+import { windowState, type CallingWindow } from '../campaigns/windows';
 
 /** Most contacts one step dials; larger budgets take several steps. */
 const BATCH = 200;

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@voice/db';
-import type { CoreDeps } from '../../deps';
-import { AppError } from '../../errors';
-import { parseE164 } from '../../phone';
-import { inAccount } from '../../scope';
-import { concurrentCallLimit, countCallsInProgress } from '../concurrent-calls';
-import { mergedVariables, startCallWorkflows } from '../dial-call';
-import { mediaStreamFor } from '../media-stream-token';
-import { serviceNumberOf, twilioAccountSidOfNumber } from '../../carrier-connections/twilio-accounts';
-import { checkTwilioSignature, type TwilioRequest } from './callbacks';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { parseE164 } from '../phone';
+import { inAccount } from '../scope';
+import { concurrentCallLimit, countCallsInProgress } from './concurrent-calls';
+import { mergedVariables, startCallWorkflows } from './dial-call';
+import { mediaStreamFor } from '../telephony/media-stream-token';
+import { serviceNumberOf, twilioAccountSidOfNumber } from '../telephony/twilio/accounts';
+import { checkTwilioSignature, type TwilioRequest } from '../telephony/twilio/signature';
 
 /** The TwiML builders, loaded on the first incoming call: an api without Twilio never loads them. */
-const twiml = () => import('./twiml');
+const twiml = () => import('../telephony/twilio/twiml');
 
 /** How long an incoming call's media stream token is valid: the stream opens as soon as Twilio reads it. */
 const STREAM_TOKEN_VALID_MS = 5 * 60_000;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSimulatedCarrier, type CarrierEvent } from './carrier';
+import type { CarrierEvent } from './carrier';
+import { createSimulatedCarrier } from './simulated-carrier';
 
 const placedAt = new Date('2026-11-23T10:00:00.000Z');
 const at = (ms: number) => new Date(placedAt.getTime() + ms).toISOString();

@@ -5,7 +5,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierAccountRefused, CarrierRefusal, type CarrierEvent } from '../carrier';
 import { carrierEventFromStatusCallback } from './status-callback';
-import { createTwilioCarrier, singleTwilioAccount } from './twilio-carrier';
+import { createTwilioCarrier, singleTwilioAccount } from './carrier';
 
 /**
  * The Twilio carrier against the Twilio emulator: the REST requests it makes, the status callbacks it

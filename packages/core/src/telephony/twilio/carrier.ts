@@ -8,10 +8,10 @@ import {
   type CarrierCallState,
 } from '../carrier';
 import { endedOutcome } from './status-callback';
-import { twilioClient, type TwilioAccount } from './twilio-client';
+import { twilioClient, type TwilioAccount } from './client';
 import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
 
-export * from './twilio-client';
+export * from './client';
 
 /**
  * The Twilio carrier: places calls through Twilio's REST API (the official `twilio` package) with a

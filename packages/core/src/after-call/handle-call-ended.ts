@@ -9,7 +9,7 @@ import {
 import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
-import { ACCOUNT_REFUSED_REASON } from './carrier';
+import { ACCOUNT_REFUSED_REASON } from '../telephony/carrier';
 
 /**
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../deps';
-import type { TranscriptEntry } from './conversation';
-import { storableVariables } from './dial-call';
+import type { TranscriptEntry } from '../calls/conversation';
+import { storableVariables } from '../calls/dial-call';
 
 /** A live conversation's outcome, as the media server hands it over. */
 export interface ConversationRecord {

@@ -1,6 +1,6 @@
-import type { TwilioAccount } from '../calls/twilio/twilio-client';
-import type { CoreDeps } from '../deps';
-import { open, seal } from '../secrets/secret-box';
+import type { TwilioAccount } from './client';
+import type { CoreDeps } from '../../deps';
+import { open, seal } from '../../secrets/secret-box';
 
 type Deps = Pick<CoreDeps, 'db' | 'config'>;
 
