@@ -2,14 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mulawDecode, writeWav } from '@voice/audio';
 import {
-  fillVariables,
-  mergedVariables,
+  loadCallAgent,
   placeholdersIn,
   recordingKeyFor,
   startConversation,
   storeConversation,
-  transferDestination,
   verifyMediaStreamToken,
+  type ConversationResult,
   type CoreDeps,
   type RecordingStore,
   type ServiceEnd,
@@ -17,12 +16,7 @@ import {
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
-import {
-  ConversationSession,
-  type ConversationResult,
-  type SessionLimits,
-  type SessionProviders,
-} from './session';
+import { ConversationSession, type SessionLimits, type SessionProviders } from './session';
 import type { AudioTrack } from './audio-track';
 import { FrameClock, parseInbound, TwilioLine } from './twilio-line';
 
@@ -110,30 +104,6 @@ export interface MediaServer {
   stop(): Promise<void>;
 }
 
-/** The call's agent, with the call's variables filled in (the agent's defaults for those not given). */
-async function loadAgent(core: CoreDeps, callId: string) {
-  const call = await core.db.call.findUnique({
-    where: { id: callId },
-    include: { agent: true },
-  });
-  if (!call?.agent) return null;
-  const { agent } = call;
-  const vars = mergedVariables(agent, call.varsProvided as Record<string, string>);
-  return {
-    agent: {
-      model: agent.llmModel,
-      language: agent.language,
-      voice: agent.voiceId,
-      prompt: fillVariables(agent.prompt, vars),
-      welcomeMessage: fillVariables(agent.welcomeMessage, vars),
-      endCallEnabled: agent.endCallEnabled,
-      endCallCondition: agent.endCallCondition,
-      transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
-    },
-    transferTo: transferDestination(agent),
-  };
-}
-
 /** Both sides of the call, time-aligned frame by frame: the caller left, the agent right. */
 function recordingOf(caller: AudioTrack, agent: AudioTrack): Buffer {
   return writeWav(8000, [mulawDecode(caller.toBuffer()), mulawDecode(agent.toBuffer())]);
@@ -202,7 +172,7 @@ export async function startMediaServer(
       );
       if (!token || token.callId !== parameters.callId) return refuse('invalid or expired stream token');
       const { callId } = token;
-      const loaded = await loadAgent(deps.core, callId);
+      const loaded = await loadCallAgent(deps.core, callId);
       if (!loaded) return refuse('the call has no agent');
       if (!(await startConversation(deps.core, callId)))
         return refuse('the call has a stream already or has ended');

@@ -1,4 +1,4 @@
-import type { TranscriptEntry } from '@voice/core';
+import type { ConversationEnd, ConversationResult, TranscriptEntry } from '@voice/core';
 import type {
   LanguageModel,
   LlmMessage,
@@ -19,16 +19,6 @@ import { FRAME_MS, type TwilioLine } from './twilio-line';
  * and the maximum duration end the call politely; a failing provider gets a spoken apology, never
  * silence.
  */
-
-export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred';
-
-export interface ConversationResult {
-  end: ConversationEnd;
-  transcript: TranscriptEntry[];
-  varsCollected: Record<string, string | Record<string, string>[]>;
-  /** Provider failures met on the way (kinds only: never keys, never audio). */
-  failures: string[];
-}
 
 /**
  * Where the conversation's end goes: stored, then the carrier asked to end the call as the result

@@ -1,13 +1,9 @@
 import type { CoreDeps } from '../deps';
-import type { TranscriptEntry } from '../calls/conversation';
-import { storableVariables } from '../calls/dial-call';
+import type { ConversationResult } from '../calls/conversation';
+import { storableVariables } from '../agents/variables';
 
-/** A live conversation's outcome, as the media server hands it over. */
-export interface ConversationRecord {
-  /** ended, agent_hangup, user_hangup or transferred. */
-  end: string;
-  transcript: TranscriptEntry[];
-  varsCollected: Record<string, string | Record<string, string>[]>;
+/** A live conversation's outcome as the media server stores it: with where its recording is, and when. */
+export interface ConversationRecord extends Omit<ConversationResult, 'failures'> {
   recordingKey: string | null;
   endedAt: Date;
 }

@@ -8,3 +8,4 @@ export * from './modify-agent';
 export * from './list-agents';
 export * from './duplicate-agent';
 export * from './create-flow-agent';
+export * from './variables';

@@ -1,6 +1,6 @@
 import type { Mailer } from '../notifications/mailer';
 import type { Carrier, StructuredModel } from '../ports';
-import type { ConversationEngine } from './conversation';
+import type { ConversationEngine } from './simulated/conversation';
 
 /** What the call workflow needs besides the core dependencies. */
 export interface CallRuntime {

@@ -12,7 +12,7 @@ import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { handleCallEnded } from '../after-call/handle-call-ended';
 import { applyCarrierEvents, endCallAtCarrier, placeCall, recordCarrierCallId } from './carrier-progress';
 import type { CallRuntime } from './call-runtime';
-import { deterministicConversationEngine } from './conversation';
+import { deterministicConversationEngine } from './simulated/conversation';
 import { dialCall } from './dial-call';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@voice/db';
-import { loadAgent, providedVariables, type AgentRow } from '../agents';
+import { loadAgent, mergedVariables, type AgentRow } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
@@ -9,23 +9,6 @@ import { withIdempotency, type RecordResponse } from '../idempotency';
 import { concurrentCallLimit, countCallsInProgress, tooManyCalls } from './concurrent-calls';
 import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
-
-/** Variables whose names begin with `_` are call-local: never stored. */
-export function storableVariables<T>(vars: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('_')));
-}
-
-export function mergedVariables(
-  agent: Pick<AgentRow, 'variablesProvided'>,
-  given: Record<string, string>,
-): Record<string, string> {
-  const defaults = Object.fromEntries(
-    providedVariables(agent)
-      .filter((variable) => variable.default !== null)
-      .map((variable) => [variable.name, variable.default as string]),
-  );
-  return storableVariables({ ...defaults, ...given });
-}
 
 /**
  * Places an outbound call. Everything is checked before anything is written; then the call row is

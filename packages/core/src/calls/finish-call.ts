@@ -1,9 +1,6 @@
 import type { Call, CallStatus } from '@voice/db';
-import { extractedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
 import type { AnsweredBy, CarrierOutcome } from '../telephony/carrier';
-import type { CallRuntime } from './call-runtime';
-import { storableVariables } from './dial-call';
 
 /** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
 export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus; reason: string | null } {
@@ -30,7 +27,7 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
  * its live conversation ended (the caller hanging up, the agent ending it); as the agent's when the
  * conversation was lost (the media server gone); otherwise as the carrier reports.
  */
-function connectedOutcome(
+export function connectedOutcome(
   call: Call,
   ended: { outcome: CarrierOutcome; answeredAt: Date | null; conversationLost?: boolean },
 ): CarrierOutcome {
@@ -42,23 +39,37 @@ function connectedOutcome(
   return ended.outcome;
 }
 
+/** How the carrier says a call ended, with what the service knows beyond it. */
+export interface CarrierEnd {
+  outcome: CarrierOutcome;
+  answeredAt: Date | null;
+  endedAt: Date;
+  answeredBy?: AnsweredBy;
+  /** The call's live conversation was never stored: the media server is gone. */
+  conversationLost?: boolean;
+  /** The last transition's reason, where the service knows more than the outcome says. */
+  endReason?: string;
+}
+
+/** A connected call's conversation, as the columns it fills. */
+export interface ConversationColumns {
+  transcript: string;
+  summary: string;
+  varsExtracted: string;
+  varsCollected: string;
+  detectedGender: string | null;
+}
+
 /**
- * The end of the call: the conversation and its analysis for connected calls, then the terminal
- * status and the transitions it went through, in one statement. Only the first finish counts.
+ * The end of the call: the terminal status, the transitions it went through and, for a connected call
+ * whose conversation was simulated, that conversation, in one statement. Only the first finish counts.
  */
 export async function finishCall(
-  deps: CoreDeps & CallRuntime,
+  deps: CoreDeps,
   call: Call,
-  carrierEnd: {
-    outcome: CarrierOutcome;
-    answeredAt: Date | null;
-    endedAt: Date;
-    answeredBy?: AnsweredBy;
-    /** The call's live conversation was never stored: the media server is gone. */
-    conversationLost?: boolean;
-    /** The last transition's reason, where the service knows more than the outcome says. */
-    endReason?: string;
-  },
+  carrierEnd: CarrierEnd,
+  /** A connected call's simulated conversation (calls/simulated), written with the end; none otherwise. */
+  conversation: ConversationColumns | null = null,
 ): Promise<CallStatus> {
   const ended = { ...carrierEnd, outcome: connectedOutcome(call, carrierEnd) };
   const { status, reason } = terminalStatusFor(ended.outcome);
@@ -72,15 +83,12 @@ export async function finishCall(
         ? 'conversation_lost'
         : null);
   const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
-  let analysis: ConversationColumns | null = null;
+  const analysis = ended.answeredAt ? conversation : null;
   if (ended.answeredAt) {
     events.push(
       { status: 'ringing', reason: null, at: ended.answeredAt },
       { status: 'ongoing', reason: null, at: ended.answeredAt },
     );
-    // A live conversation was stored by the media server; the engine holds the others.
-    if (!call.mediaStartedAt)
-      analysis = await converse(deps, call, { ...ended, answeredAt: ended.answeredAt });
   } else if (
     ended.outcome !== 'not_in_service' &&
     ended.outcome !== 'carrier_rejected' &&
@@ -116,50 +124,4 @@ export async function finishCall(
   if (row?.updated === 1) return status;
   // Another attempt finished it first: its status stands.
   return (await deps.db.call.findUniqueOrThrow({ where: { id: call.id }, select: { status: true } })).status;
-}
-
-/** A connected call's conversation, as the columns it fills. */
-interface ConversationColumns {
-  transcript: string;
-  summary: string;
-  varsExtracted: string;
-  varsCollected: string;
-  detectedGender: string | null;
-}
-
-/**
- * Holds the conversation of a connected call through the configured engine. The seam where a live
- * conversation (the media server's result) replaces the deterministic engine.
- */
-async function converse(
-  deps: CoreDeps & CallRuntime,
-  call: Call,
-  ended: { outcome: CarrierOutcome; answeredAt: Date; endedAt: Date },
-): Promise<ConversationColumns> {
-  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: call.agentId ?? '' } });
-  const result = await deps.conversation.converse({
-    callId: call.id,
-    agent: {
-      name: agent.name,
-      agentType: agent.agentType,
-      prompt: agent.prompt,
-      welcomeMessage: agent.welcomeMessage,
-      variablesExtracted: extractedVariables(agent),
-      flow:
-        agent.agentType === 'conversationalFlow'
-          ? (agent.flowDefinition as { nodes: { id: string; type: string; text?: string }[] })
-          : null,
-    },
-    varsProvided: call.varsProvided as Record<string, string>,
-    talkMs: ended.endedAt.getTime() - ended.answeredAt.getTime(),
-    endedBy:
-      ended.outcome === 'user_hangup' ? 'caller' : ended.outcome === 'agent_hangup' ? 'agent' : 'completed',
-  });
-  return {
-    transcript: JSON.stringify(result.transcript),
-    summary: result.summary,
-    varsExtracted: JSON.stringify(result.varsExtracted),
-    varsCollected: JSON.stringify(storableVariables(result.varsCollected)),
-    detectedGender: result.detectedGender,
-  };
 }

@@ -8,7 +8,7 @@ import { createTestDeps, manualClock, seedAccount } from '../testing/deps';
 import { analyzeCall } from '../after-call/analyze-call';
 import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { applyCarrierEvents, checkCall, CONVERSATION_GRACE_MS } from './carrier-progress';
-import { deterministicConversationEngine } from './conversation';
+import { deterministicConversationEngine } from './simulated/conversation';
 import { storeConversation } from '../after-call/store-conversation';
 
 /**

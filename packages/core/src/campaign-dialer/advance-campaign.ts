@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignStatus, Prisma } from '@voice/db';
-import { loadAgent } from '../agents';
+import { loadAgent, mergedVariables } from '../agents';
 import { concurrentCallLimit, countCallsInProgress } from '../calls/concurrent-calls';
-import { callStartSelect, mergedVariables, startCallWorkflows } from '../calls/dial-call';
+import { callStartSelect, startCallWorkflows } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { startEventDeliveries, type DeliveryStart } from '../webhooks/deliveries';

@@ -5,7 +5,7 @@ import { createCampaign } from '../campaigns/create-campaign';
 import { CreateCampaignInput } from '../campaigns/schemas';
 import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { finishCall } from '../calls/finish-call';
-import { deterministicConversationEngine } from '../calls/conversation';
+import { deterministicConversationEngine } from '../calls/simulated/conversation';
 import { dialCall } from '../calls/dial-call';
 import type { CoreDeps, WorkflowState } from '../deps';
 import { createTestDeps, manualClock, seedAccount, startsNothing } from '../testing/deps';

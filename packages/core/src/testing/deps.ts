@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { createSimulatedCarrier, type SimulatedCarrierOptions } from '../telephony/simulated-carrier';
-import { deterministicConversationEngine } from '../calls/conversation';
+import { deterministicConversationEngine } from '../calls/simulated/conversation';
 import { checkCall, placeCall, type CallProgress } from '../calls/carrier-progress';
 import { deferredWorkflows, systemClock, type Clock, type CoreDeps, type WorkflowStarter } from '../deps';
 import { systemResolver } from '../network/resolver';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, manualClock, seedAccount } from '../testing/deps';
 import { createSimulatedCarrier } from '../telephony/simulated-carrier';
-import { deterministicConversationEngine } from '../calls/conversation';
+import { deterministicConversationEngine } from '../calls/simulated/conversation';
 import { finishCall } from '../calls/finish-call';
 import { handleCallEnded } from '../after-call/handle-call-ended';
 import { dialCall } from '../calls/dial-call';

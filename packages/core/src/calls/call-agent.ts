@@ -1,0 +1,28 @@
+import { mergedVariables, fillVariables } from '../agents/variables';
+import { transferDestination } from '../agents/agent-view';
+import type { CoreDeps } from '../deps';
+
+/**
+ * A call's agent as its live conversation needs it: the prompt and welcome filled with the call's
+ * variables (the agent's defaults for those the call was not given), and where a transfer goes. Null
+ * when the call does not exist or has no agent (an incoming call refused for want of one).
+ */
+export async function loadCallAgent({ db }: CoreDeps, callId: string) {
+  const call = await db.call.findUnique({ where: { id: callId }, include: { agent: true } });
+  if (!call?.agent) return null;
+  const { agent } = call;
+  const vars = mergedVariables(agent, call.varsProvided as Record<string, string>);
+  return {
+    agent: {
+      model: agent.llmModel,
+      language: agent.language,
+      voice: agent.voiceId,
+      prompt: fillVariables(agent.prompt, vars),
+      welcomeMessage: fillVariables(agent.welcomeMessage, vars),
+      endCallEnabled: agent.endCallEnabled,
+      endCallCondition: agent.endCallCondition,
+      transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
+    },
+    transferTo: transferDestination(agent),
+  };
+}

@@ -1,0 +1,79 @@
+import type { Call } from '@voice/db';
+import type { CoreDeps } from '../../deps';
+import { CarrierRequestRefused, type ServiceEnd } from '../../telephony/carrier';
+import type { CallRuntime } from '../call-runtime';
+import {
+  ORDER,
+  awaitingEvents,
+  done,
+  loadCallForProgress,
+  TERMINAL,
+  type CallProgress,
+} from './call-progress';
+import { placeCall } from './place-call';
+
+/**
+ * The service ends a call itself: records how (the claim, so the call ends with that reason once the
+ * carrier reports the end), asks the carrier, and marks the request done once the carrier confirmed it.
+ * A call that has ended, or that the service is already ending otherwise, is left as it is.
+ *
+ * Crash windows: between the claim and the request, and between the carrier's answer and its record, a
+ * retried activity finds its own unconfirmed claim and asks again (hanging up, redirecting or leaving a
+ * message twice changes nothing more at the carrier). A request the carrier refuses (the call ended
+ * meanwhile, a transfer of a call no longer connected) is given up, and a first request's claim with
+ * it, so the call ends as the carrier reports; a repeated request's claim stays, since the first may
+ * have been carried out.
+ */
+export async function endByService(
+  deps: CoreDeps,
+  call: Call,
+  reason: string,
+  request: (now: Date) => Promise<void>,
+): Promise<void> {
+  if (call.serviceEndConfirmedAt) return;
+  const repeated = call.serviceEndReason === reason;
+  if (call.serviceEndReason && !repeated) return;
+  const { count } = await deps.db.call.updateMany({
+    where: {
+      id: call.id,
+      status: { in: ORDER },
+      serviceEndConfirmedAt: null,
+      serviceEndReason: repeated ? reason : null,
+    },
+    data: { serviceEndReason: reason },
+  });
+  if (count === 0) return;
+  try {
+    await request(deps.clock.now());
+  } catch (error) {
+    if (!(error instanceof CarrierRequestRefused)) throw error;
+    if (!repeated)
+      await deps.db.call.updateMany({
+        where: { id: call.id, serviceEndConfirmedAt: null },
+        data: { serviceEndReason: null },
+      });
+    return;
+  }
+  await deps.db.call.update({ where: { id: call.id }, data: { serviceEndConfirmedAt: deps.clock.now() } });
+}
+
+/**
+ * The service ends a call itself (the call workflow's endCall signal): a hang-up with the reason the
+ * call ends with, or a hand-over to another number (see endByService).
+ */
+export async function endCallAtCarrier(
+  deps: CoreDeps & CallRuntime,
+  callId: string,
+  request: ServiceEnd,
+): Promise<CallProgress> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return done(call.status);
+  if (!call.carrierCallId) return placeCall(deps, callId);
+  const carrierCallId = call.carrierCallId;
+  await endByService(deps, call, request.action === 'transfer' ? 'transferred' : request.reason, (now) =>
+    request.action === 'transfer'
+      ? deps.carrier.transfer(carrierCallId, request.destination, now)
+      : deps.carrier.hangUp(carrierCallId, now),
+  );
+  return awaitingEvents(deps, call.status, carrierCallId);
+}
