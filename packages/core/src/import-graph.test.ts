@@ -35,7 +35,7 @@ const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexO
 const files = sourceFiles(SRC);
 const imports = new Map(files.map((file) => [file, importsOf(file)]));
 
-describe('the import graph of core', () => {
+describe('the shape of core', () => {
   it('resolves every relative import to a file of core', () => {
     const unresolved = [...imports].flatMap(([file, targets]) =>
       targets.filter((target) => !imports.has(target)).map((target) => `${file} → ${target}`),
@@ -58,6 +58,14 @@ describe('the import graph of core', () => {
       .map(([from, to]) => [...edges.get(`${from} → ${to}`)!, ...edges.get(`${to} → ${from}`)!]);
     expect(edges.size).toBeGreaterThan(20);
     expect(mutual).toEqual([]);
+  });
+
+  it('has no source file over 300 lines, other than schemas', () => {
+    const long = files
+      .filter((file) => !file.endsWith('schemas.ts'))
+      .map((file) => ({ file, lines: readFileSync(join(SRC, file), 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > 300);
+    expect(long).toEqual([]);
   });
 
   it('keeps deps.ts and ports.ts out of every import cycle: the ports import no area that uses them', () => {

@@ -39,6 +39,7 @@ export * from './secrets/reseal-secrets';
 export * from './webhooks/signing';
 export * from './webhooks/send';
 export * from './webhooks/deliveries';
+export * from './webhooks/attempts';
 export * from './webhooks/operators';
 export * from './notifications/mailer';
 export * from './notifications/notification-emails';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { withAccount } from '../context';
-import { printRecord, printRows } from '../output';
+import { accountCommand } from '../account-command';
 
 export function registerTestContactCommands(program: Command): void {
   const contacts = program
@@ -8,42 +7,22 @@ export function registerTestContactCommands(program: Command): void {
     .description(
       "Manage an account's test contacts (calls to them are test calls, left out of lists by default)",
     );
-  contacts
-    .command('add')
-    .argument('<phone-number>', 'E.164')
-    .requiredOption('--account <id>', 'account id')
-    .option('--name <name>', 'who this phone belongs to')
-    .option('--json', 'print JSON')
-    .action((phoneNumber: string, options: { account: string; name?: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId, core) => {
-        const input = core.parseInput(core.AddTestContactInput, {
-          phone_number: phoneNumber,
-          name: options.name,
-        });
-        printRecord(await core.addTestContact(deps, { accountId, ...input }), options);
+  accountCommand<{ name?: string }, [string]>(contacts, 'add', {
+    arguments: [['<phone-number>', 'E.164']],
+    options: [['--name <name>', 'who this phone belongs to']],
+    run: ({ deps, accountId, core, options }, phoneNumber) =>
+      core.addTestContact(deps, {
+        accountId,
+        ...core.parseInput(core.AddTestContactInput, { phone_number: phoneNumber, name: options.name }),
       }),
-    );
-  contacts
-    .command('list')
-    .requiredOption('--account <id>', 'account id')
-    .option('--json', 'print JSON')
-    .action((options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId, core) =>
-        printRows(
-          await core.listTestContacts(deps, { accountId }),
-          ['phone_number', 'name', 'created_at'],
-          options,
-        ),
-      ),
-    );
-  contacts
-    .command('remove')
-    .argument('<phone-number>', 'E.164')
-    .requiredOption('--account <id>', 'account id')
-    .option('--json', 'print JSON')
-    .action((phoneNumber: string, options: { account: string; json?: boolean }) =>
-      withAccount(options.account, async (deps, accountId, core) =>
-        printRecord(await core.removeTestContact(deps, { accountId, phone_number: phoneNumber }), options),
-      ),
-    );
+  });
+  accountCommand(contacts, 'list', {
+    columns: ['phone_number', 'name', 'created_at'],
+    run: ({ deps, accountId, core }) => core.listTestContacts(deps, { accountId }),
+  });
+  accountCommand<object, [string]>(contacts, 'remove', {
+    arguments: [['<phone-number>', 'E.164']],
+    run: ({ deps, accountId, core }, phoneNumber) =>
+      core.removeTestContact(deps, { accountId, phone_number: phoneNumber }),
+  });
 }

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, errorMessage, fieldError } from '../api';
 import { useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { formatTime } from '../format';
 import { ErrorMessage } from '../components/Messages';
@@ -77,47 +78,32 @@ export function ApiKeysPage() {
       <ErrorMessage error={keys.error} />
       <ErrorMessage error={revoke.error} />
       {keys.data && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{formatTime(key.last_used_at)}</td>
-                  <td>{key.revoked_at ? `Revoked ${formatTime(key.revoked_at)}` : 'Active'}</td>
-                  <td>
-                    {!key.revoked_at && (
-                      <ConfirmButton
-                        label={`Revoke ${key.name}`}
-                        question={`Revoke ${key.name}? Requests with it fail from now on.`}
-                        confirmLabel="Revoke"
-                        onConfirm={() => revoke.mutate(key.id)}
-                        disabled={revoke.isPending}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="API keys"
+          rows={keys.data}
+          rowKey={(key) => key.id}
+          columns={[
+            { header: 'Name', cell: (key) => key.name },
+            { header: 'Key', cell: (key) => <code>{key.prefix}…</code> },
+            { header: 'Created', cell: (key) => formatTime(key.created_at) },
+            { header: 'Last used', cell: (key) => formatTime(key.last_used_at) },
+            {
+              header: 'Status',
+              cell: (key) => (key.revoked_at ? `Revoked ${formatTime(key.revoked_at)}` : 'Active'),
+            },
+          ]}
+          action={(key) =>
+            !key.revoked_at && (
+              <ConfirmButton
+                label={`Revoke ${key.name}`}
+                question={`Revoke ${key.name}? Requests with it fail from now on.`}
+                confirmLabel="Revoke"
+                onConfirm={() => revoke.mutate(key.id)}
+                disabled={revoke.isPending}
+              />
+            )
+          }
+        />
       )}
     </section>
   );

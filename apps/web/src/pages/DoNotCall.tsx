@@ -4,6 +4,7 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
 import { Pager } from '../components/Pager';
@@ -183,39 +184,25 @@ export function DoNotCallPage() {
       <ErrorMessage error={remove.error} />
       {list.data && (
         <>
-          <div className="table-scroll">
-            <table>
-              <caption className="visually-hidden">Numbers on the do-not-call list</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.phone_number}>
-                    <td>{row.phone_number}</td>
-                    <td>{row.reason ?? '—'}</td>
-                    <td>{formatTime(row.created_at)}</td>
-                    <td>
-                      <ConfirmButton
-                        label={`Remove ${row.phone_number}`}
-                        question={`Remove ${row.phone_number}? It can be called again.`}
-                        confirmLabel="Remove"
-                        onConfirm={() => remove.mutate(row.phone_number)}
-                        disabled={remove.isPending}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Numbers on the do-not-call list"
+            rows={rows}
+            rowKey={(row) => row.phone_number}
+            columns={[
+              { header: 'Number', cell: (row) => row.phone_number },
+              { header: 'Reason', cell: (row) => row.reason ?? '—' },
+              { header: 'Added', cell: (row) => formatTime(row.created_at) },
+            ]}
+            action={(row) => (
+              <ConfirmButton
+                label={`Remove ${row.phone_number}`}
+                question={`Remove ${row.phone_number}? It can be called again.`}
+                confirmLabel="Remove"
+                onConfirm={() => remove.mutate(row.phone_number)}
+                disabled={remove.isPending}
+              />
+            )}
+          />
           {rows.length === 0 && pageIndex === 0 && <p>No numbers yet.</p>}
           <Pager
             what="numbers"

@@ -3,6 +3,7 @@ import { AddTestContactInput } from '@voice/core/schemas';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
 import { formatTime } from '../format';
@@ -55,40 +56,26 @@ export function TestContactsPage() {
       </form>
       <ErrorMessage error={contacts.error ?? remove.error} />
       {contacts.data && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Test contacts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Whose</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {contacts.data.map((contact) => (
-                <tr key={contact.id}>
-                  <td>{contact.phone_number}</td>
-                  <td>{contact.name ?? '—'}</td>
-                  <td>{formatTime(contact.created_at)}</td>
-                  <td>
-                    <ConfirmButton
-                      label={`Remove ${contact.phone_number}`}
-                      question={`Remove ${contact.phone_number}? Its calls count as real calls from now on.`}
-                      confirmLabel="Remove"
-                      onConfirm={() => remove.mutate(contact.phone_number)}
-                      disabled={remove.isPending}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {contacts.data.length === 0 && <p>No test contacts yet.</p>}
-        </div>
+        <DataTable
+          caption="Test contacts"
+          rows={contacts.data}
+          rowKey={(contact) => contact.id}
+          columns={[
+            { header: 'Number', cell: (contact) => contact.phone_number },
+            { header: 'Whose', cell: (contact) => contact.name ?? '—' },
+            { header: 'Added', cell: (contact) => formatTime(contact.created_at) },
+          ]}
+          action={(contact) => (
+            <ConfirmButton
+              label={`Remove ${contact.phone_number}`}
+              question={`Remove ${contact.phone_number}? Its calls count as real calls from now on.`}
+              confirmLabel="Remove"
+              onConfirm={() => remove.mutate(contact.phone_number)}
+              disabled={remove.isPending}
+            />
+          )}
+          empty="No test contacts yet."
+        />
       )}
     </section>
   );

@@ -6,7 +6,8 @@ import type { CallRuntime } from '../calls/call-runtime';
 import { failCall } from '../calls/fail-call';
 import { countContacts } from '../campaigns/campaign-view';
 import type { CoreDeps, WorkflowState } from '../deps';
-import { failDelivery, startEventDeliveries, toDeliveryStarts } from '../webhooks/deliveries';
+import { failDelivery } from '../webhooks/attempts';
+import { startEventDeliveries, toDeliveryStarts } from '../webhooks/deliveries';
 
 /**
  * The service's invariants (docs/reliability.md), checked against the rows and the workflows, with

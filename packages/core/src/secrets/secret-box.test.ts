@@ -16,7 +16,7 @@ import {
   TEST_SECRETS_KEY,
   type WebhookReceiver,
 } from '../testing/deps';
-import { attemptDelivery } from '../webhooks/deliveries';
+import { attemptDelivery } from '../webhooks/attempts';
 import { signWebhook } from '../webhooks/signing';
 import { resealSecrets } from './reseal-secrets';
 import { isSealed, open, seal } from './secret-box';

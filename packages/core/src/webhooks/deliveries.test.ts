@@ -7,7 +7,8 @@ import { finishCall } from '../calls/finish-call';
 import { handleCallEnded } from '../after-call/handle-call-ended';
 import { dialCall } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
-import { attemptDelivery, startPendingDeliveries } from './deliveries';
+import { attemptDelivery } from './attempts';
+import { startPendingDeliveries } from './deliveries';
 
 /**
  * Deliveries at their crash windows, without a worker: the call_ended deliveries the call workflow

@@ -1,0 +1,176 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { CreateAgentInput, ModifyAgentInput } from '@voice/core/schemas';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, errorMessage, fieldError, invalidInput, type Outputs } from '../../api';
+import { Field, SelectField, TextAreaField } from '../../components/Field';
+import { ErrorMessage } from '../../components/Messages';
+import { VoiceSample } from '../../components/VoiceSample';
+
+export type Agent = Outputs['agents']['get'];
+import {
+  emptyWebhook,
+  newKey,
+  useRows,
+  webhookInput,
+  type ExtractedRow,
+  type ProvidedRow,
+  type WebhookRow,
+} from './rows';
+import { ExtractedVariableRows, ProvidedVariableRows } from './VariableRows';
+import { WebhookRows } from './WebhookRows';
+
+/**
+ * An agent's form, for a new agent or an existing one (single-prompt agents; flow agents are read-only
+ * here). Checked with the API's own schema before it is sent; the API's answer, if it refuses, is
+ * shown beside the field it names. Webhook secrets and header values are write-only: typed here, sent
+ * once, never shown again (the API answers only whether a webhook has them); an existing webhook keeps
+ * them unless a new value is typed or their removal ticked.
+ */
+export function AgentEditor({ agent }: { agent: Agent | null }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [invalid, setInvalid] = useState<Error | null>(null);
+  const [voice, setVoice] = useState(agent?.voice ?? '');
+  const [language, setLanguage] = useState(agent?.language ?? 'en-US');
+  const webhooks = useRows<WebhookRow>(() =>
+    (agent?.webhooks ?? []).map((hook) => ({
+      ...emptyWebhook(),
+      id: hook.id,
+      name: hook.name,
+      url: hook.url,
+      hasSecret: hook.has_secret,
+      hasHeaders: hook.has_headers,
+    })),
+  );
+  const provided = useRows<ProvidedRow>(() =>
+    (agent?.variables_provided ?? []).map((variable) => ({
+      key: newKey(),
+      name: variable.name,
+      description: variable.description,
+      default: variable.default ?? '',
+    })),
+  );
+  const extracted = useRows<ExtractedRow>(() =>
+    (agent?.variables_extracted ?? []).map((variable) => ({ key: newKey(), ...variable })),
+  );
+  const voices = useQuery({ queryKey: ['voices.list'], queryFn: () => api.voices.list.query() });
+  const save = useMutation({
+    mutationFn: (input: { create: CreateAgentInput } | { modify: ModifyAgentInput }) =>
+      'create' in input
+        ? api.agents.create.mutate(input.create)
+        : api.agents.modify.mutate({ agent_id: agent!.agent_id, ...input.modify }),
+    onSuccess: (saved) => {
+      void queryClient.invalidateQueries({ queryKey: ['agents.list'] });
+      queryClient.setQueryData(['agents.get', saved.agent_id], saved);
+      void navigate('/agents');
+    },
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '');
+    const fields = {
+      name: text('name'),
+      prompt: text('prompt'),
+      welcome_message: text('welcome_message'),
+      language,
+      voice: voice || (voices.data?.voices[0]?.display_name ?? ''),
+      variables_provided: provided.rows.map((row) => ({
+        name: row.name.trim(),
+        ...(row.description ? { description: row.description } : {}),
+        ...(row.default ? { default: row.default } : {}),
+      })),
+      variables_extracted: extracted.rows.map((row) => ({
+        name: row.name.trim(),
+        ...(row.description ? { description: row.description } : {}),
+        required: row.required,
+      })),
+      webhooks: webhooks.rows.map(webhookInput),
+    };
+    const parsed = agent ? ModifyAgentInput.safeParse(fields) : CreateAgentInput.safeParse(fields);
+    if (!parsed.success) return setInvalid(invalidInput(parsed.error.issues));
+    setInvalid(null);
+    save.mutate(agent ? { modify: parsed.data } : { create: parsed.data as CreateAgentInput });
+  }
+
+  const error = invalid ?? save.error;
+  /** A list row's problem: as the schema words it, or as the api's URL check does (`webhooks[0] ("crm"): url ...`). */
+  const rowError = (list: string, index: number, field: string) => {
+    const direct = fieldError(error, `${list}[${index}].${field}`);
+    if (direct || !error) return direct;
+    const message = errorMessage(error);
+    const named = message.match(/^(\w+)\[(\d+)\] \(.*?\): (\w+) (.*)$/s);
+    return named && named[1] === list && Number(named[2]) === index && named[3] === field
+      ? `${named[3]} ${named[4]}`
+      : undefined;
+  };
+  const listError = (list: string, count: number, fields: string[]) => {
+    const message = fieldError(error, list);
+    const onRow = Array.from({ length: count }).some((_, index) =>
+      fields.some((field) => rowError(list, index, field)),
+    );
+    return message && !onRow ? message : undefined;
+  };
+  const named = ['name', 'prompt', 'welcome_message', 'language', 'voice', 'variables_', 'webhooks'];
+  const formError =
+    error && !named.some((field) => errorMessage(error).startsWith(field)) ? errorMessage(error) : undefined;
+
+  return (
+    <form className="form" onSubmit={submit} noValidate>
+      <Field label="Name" name="name" defaultValue={agent?.name ?? ''} error={fieldError(error, 'name')} />
+      <TextAreaField
+        label="Prompt"
+        name="prompt"
+        rows={8}
+        defaultValue={agent?.prompt ?? ''}
+        error={fieldError(error, 'prompt')}
+      />
+      <TextAreaField
+        label="Welcome message"
+        name="welcome_message"
+        rows={2}
+        defaultValue={agent?.welcome_message ?? ''}
+        error={fieldError(error, 'welcome_message')}
+      />
+      <div className="row">
+        <Field
+          label="Language"
+          name="language"
+          value={language}
+          onChange={(event) => setLanguage(event.target.value)}
+          hint="A language code: en, en-US, he"
+          error={fieldError(error, 'language')}
+        />
+        <SelectField
+          label="Voice"
+          name="voice"
+          value={voice || voices.data?.voices[0]?.display_name || ''}
+          onChange={(event) => setVoice(event.target.value)}
+          error={fieldError(error, 'voice')}
+        >
+          {voices.data?.voices.map((option) => (
+            <option key={option.id} value={option.display_name}>
+              {option.display_name} ({option.gender}, {option.language})
+            </option>
+          ))}
+        </SelectField>
+        <VoiceSample voice={voice || voices.data?.voices[0]?.display_name || ''} language={language} />
+      </div>
+
+      <ProvidedVariableRows provided={provided} rowError={rowError} listError={listError} />
+
+      <ExtractedVariableRows extracted={extracted} rowError={rowError} listError={listError} />
+
+      <WebhookRows webhooks={webhooks} rowError={rowError} listError={listError} />
+      <ErrorMessage error={formError} />
+      <div className="actions">
+        <button type="submit" disabled={save.isPending}>
+          {agent ? 'Save agent' : 'Create agent'}
+        </button>
+        <Link to="/agents">Cancel</Link>
+      </div>
+    </form>
+  );
+}
