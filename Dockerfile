@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
-# Production images of the api (with the dashboard's static files), the worker and the CLI (which also
-# applies migrations), built in stages: prune the workspace to what the services need, install, compile
-# (`pnpm build`), then copy each service with its production dependencies only (`pnpm deploy --prod`)
-# into a small image that runs it as the unprivileged `node` user, with `node` itself as the process that
+# Production images of the api (with the dashboard's static files), the worker, the media server (live
+# conversations) and the CLI (which also applies migrations), built in stages: prune the workspace to
+# what the services need, install, compile (`pnpm build`), then copy each service with its production
+# dependencies only (`pnpm deploy --prod`) into a small image that runs it as the unprivileged `node` user, with `node` itself as the process that
 # receives SIGTERM. Each service's ENV MALLOC_ARENA_MAX and CMD are its package's `start` script (its
 # memory budget, docs/operations.md).
-#   docker build --target api -t voice-api .      (also: worker, cli)
+#   docker build --target api -t voice-api .      (also: worker, media, cli)
 ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS base
@@ -15,20 +15,25 @@ WORKDIR /repo
 
 FROM base AS pruned
 COPY . .
-RUN pnpm dlx turbo@2.5 prune @voice/api @voice/worker @voice/cli @voice/web --docker
+RUN pnpm dlx turbo@2.5 prune @voice/api @voice/worker @voice/media @voice/cli @voice/web --docker
 
 FROM base AS build
 COPY --from=pruned /repo/out/json/ ./
 COPY --from=pruned /repo/out/pnpm-lock.yaml ./pnpm-lock.yaml
 RUN pnpm install --frozen-lockfile
 COPY --from=pruned /repo/out/full/ ./
-RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/cli --filter=@voice/web \
+RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/media --filter=@voice/cli \
+      --filter=@voice/web \
  && pnpm --filter @voice/api deploy --prod --legacy /out/api \
  && pnpm --filter @voice/worker deploy --prod --legacy /out/worker \
+ && pnpm --filter @voice/media deploy --prod --legacy /out/media \
  && pnpm --filter @voice/cli deploy --prod --legacy /out/cli
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# Where the media server writes recordings and the api reads them (one volume shared by both, or S3).
+RUN mkdir -p /recordings && chown node:node /recordings
+ENV RECORDINGS_DIR=/recordings
 WORKDIR /app
 USER node
 
@@ -41,6 +46,12 @@ COPY --from=build --chown=node:node /out/worker ./
 ENV WORKER_HEALTH_HOST=0.0.0.0 MALLOC_ARENA_MAX=2
 EXPOSE 3001
 CMD ["node", "--enable-source-maps", "--max-old-space-size=256", "dist/main.js"]
+
+FROM runtime AS media
+COPY --from=build --chown=node:node /out/media ./
+ENV MEDIA_HOST=0.0.0.0 MEDIA_PORT=3002 MALLOC_ARENA_MAX=2
+EXPOSE 3002
+CMD ["node", "--enable-source-maps", "--max-old-space-size=512", "dist/main.js"]
 
 FROM runtime AS api
 COPY --from=build --chown=node:node /out/api ./

@@ -6,7 +6,7 @@ import { REPO_ROOT } from './paths';
 
 /** What a service's image holds, made without Docker: its compiled `dist/` and production dependencies. */
 
-export type DeployableApp = 'api' | 'worker' | 'cli';
+export type DeployableApp = 'api' | 'worker' | 'media' | 'cli';
 
 /** pnpm as the running script was started with it (`npm_execpath`), else the one on PATH. */
 function pnpmCommand(): [string, string[]] {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { verifyWebhook } from '@voice/client';
@@ -7,13 +7,16 @@ import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing'
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import {
   callApi,
+  REPO_ROOT,
   SECRETS_KEY,
   serviceEnv,
   startApi,
+  startMedia,
   startWorker,
   stopAll,
   waitFor,
   type ApiProcess,
+  type MediaProcess,
   type WorkerProcess,
 } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -34,6 +37,7 @@ const TERMINAL = ['ended', 'busy', 'no_answer', 'error', 'user_hangup', 'agent_h
 let database: TestDatabase;
 let api: ApiProcess;
 let worker: WorkerProcess;
+let media: MediaProcess;
 let client: Client;
 let connection: Connection;
 let receiver: WebhookReceiver;
@@ -67,9 +71,12 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_HOSTS: receiver.host,
     WEBHOOK_RETRY_SCHEDULE_MS: '500,500',
   };
-  [api, worker] = await Promise.all([
+  // The media server with the providers' keys it requires; no conversation reaches it here.
+  const mediaEnv = { ...env, OPENAI_API_KEY: 'sk-integration', DEEPGRAM_API_KEY: 'dg-integration' };
+  [api, worker, media] = await Promise.all([
     startApi('api', env, { deployedIn: deployRoot }),
     startWorker('worker', env, { deployedIn: deployRoot }),
+    startMedia('media', mediaEnv, undefined, { deployedIn: deployRoot }),
   ]);
   connection = await Connection.connect({ address: temporalAddress });
   client = new Client({ connection });
@@ -83,7 +90,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopAll([api, worker]);
+  await stopAll([api, worker, media]);
   await connection?.close();
   receiver?.close();
   await database?.drop();
@@ -108,7 +115,7 @@ describe('the compiled services on the Temporal server with PostgreSQL persisten
     const probe = `console.log(JSON.stringify(${JSON.stringify([...TOOLING, 'pg'])}.filter((name) => {
       try { import.meta.resolve(name); return true; } catch { return false; }
     })))`;
-    for (const app of ['api', 'worker', 'cli']) {
+    for (const app of ['api', 'worker', 'media', 'cli']) {
       const dir = join(deployRoot, app);
       const found = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
         cwd: dir,
@@ -117,6 +124,27 @@ describe('the compiled services on the Temporal server with PostgreSQL persisten
       expect(JSON.parse(found.stdout), `${app} resolves: ${found.stdout}${found.stderr}`).toEqual(['pg']);
       expect(existsSync(join(dir, 'dist', 'main.js')), `${app}/dist/main.js`).toBe(true);
       expect(existsSync(join(dir, 'src')), `${app}/src`).toBe(false);
+    }
+  });
+
+  it('runs the media server as its image does, healthy', async () => {
+    const health = await fetch(media.healthUrl);
+    expect(await health.json()).toEqual({ status: 'ok', conversations: 0 });
+  });
+
+  it("runs each service in its image as the service's start script does, memory budget included", () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    for (const app of ['api', 'worker', 'media']) {
+      const stage = dockerfile.split(/^FROM /m).find((text) => text.startsWith(`runtime AS ${app}\n`)) ?? '';
+      const command = (JSON.parse(/^CMD (.*)$/m.exec(stage)?.[1] ?? '[]') as string[]).join(' ');
+      const arenas = /MALLOC_ARENA_MAX=(\d+)/.exec(stage)?.[1];
+      const start = (
+        JSON.parse(readFileSync(join(REPO_ROOT, 'apps', app, 'package.json'), 'utf8')) as {
+          scripts: { start: string };
+        }
+      ).scripts.start;
+      expect(start, app).toBe(`MALLOC_ARENA_MAX=${arenas} ${command}`);
+      expect(command, app).toMatch(/--max-old-space-size=\d+/);
     }
   });
 

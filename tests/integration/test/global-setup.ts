@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * One Temporal server as production runs it (PostgreSQL persistence, SQL visibility) for the whole
- * suite, on two databases of its own, dropped afterwards; and the api, worker and CLI deployed as their
+ * suite, on two databases of its own, dropped afterwards; and the api, worker, media server and CLI deployed as their
  * images hold them (`pnpm deploy --prod`: compiled code and production dependencies only).
  */
 
@@ -23,8 +23,8 @@ let deployRoot: string | undefined;
 export async function setup(project: TestProject): Promise<void> {
   deployRoot = mkdtempSync(join(tmpdir(), 'voice-deploy-'));
   const started = Date.now();
-  const deployed = deployServices(deployRoot, ['api', 'worker', 'cli']).then(() =>
-    console.log(`[deploy] api, worker and cli deployed in ${Date.now() - started} ms`),
+  const deployed = deployServices(deployRoot, ['api', 'worker', 'media', 'cli']).then(() =>
+    console.log(`[deploy] api, worker, media and cli deployed in ${Date.now() - started} ms`),
   );
   // The server starts while the services deploy; should the deploy fail, teardown still stops it.
   const serving = startTestProductionTemporal((message) => console.log(`[temporal] ${message}`)).then(
