@@ -72,3 +72,10 @@ export function report(state: EmulatorState, call: EmulatedCall, event: string) 
   if (call.sipResponseCode) params.SipResponseCode = call.sipResponseCode;
   call.callbacks.push(post(state, url, params));
 }
+
+/** Sends a callback again, signed as before, and waits for every callback in flight. */
+export async function resend(state: EmulatorState, callback: Callback) {
+  const again = post(state, callback.url, callback.params);
+  await Promise.allSettled([...state.pending]);
+  return again.status;
+}

@@ -1,5 +1,5 @@
 import { detect } from './amd';
-import { post, report, sendSigned } from './callbacks';
+import { report, sendSigned } from './callbacks';
 import { base, page, rfc2822, sid, TwilioError } from './rest';
 import { after, clearTimers, TERMINAL, track, type EmulatorState } from './state';
 import { connectStream, redirect } from './twiml';
@@ -284,11 +284,4 @@ export async function callIn(
     after(state, call, state.talkMs, () => end(state, call, 'completed'));
   } else redirect(state, call, twiml);
   return call;
-}
-
-/** Sends a callback again, signed as before, and waits for every callback in flight. */
-export async function resend(state: EmulatorState, callback: Parameters<TwilioEmulator['resend']>[0]) {
-  const again = post(state, callback.url, callback.params);
-  await Promise.allSettled([...state.pending]);
-  return again.status;
 }

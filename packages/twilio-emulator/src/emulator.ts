@@ -15,10 +15,10 @@ import {
   CREATE_PARAMETERS,
   end,
   listCalls,
-  resend,
   updateCall,
   UPDATE_PARAMETERS,
 } from './calls';
+import { resend } from './callbacks';
 import { authenticate, basicUser, readForm, single, TwilioError } from './rest';
 import { createState, track, type EmulatorState } from './state';
 import type { EmulatorOptions, TwilioEmulator } from './types';

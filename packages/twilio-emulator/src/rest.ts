@@ -61,26 +61,29 @@ export function page(uri: string, key: string, items: unknown[], query: URLSearc
   };
 }
 
-export function basicUser(request: IncomingMessage): string | null {
+/** The Basic auth credentials of a request; null without them. */
+function basicCredentials(request: IncomingMessage): { user: string; password: string } | null {
   const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
   if (scheme !== 'Basic' || !encoded) return null;
-  return Buffer.from(encoded, 'base64').toString('utf8').split(':')[0] ?? null;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0
+    ? { user: decoded, password: '' }
+    : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
+
+export const basicUser = (request: IncomingMessage): string | null => basicCredentials(request)?.user ?? null;
 
 /**
  * Basic auth as Twilio checks it: the account's SID and auth token, or one of its API keys and the
- * key's secret. Anything else, including another account's credentials, is 20003.
+ * key's secret. Anything else, including another account's credentials or none, is 20003.
  */
 export function authenticate(request: IncomingMessage, account: EmulatedAccount | undefined) {
-  const header = request.headers.authorization ?? '';
-  const [scheme, encoded] = header.split(' ');
-  const [user, password] = Buffer.from(encoded ?? '', 'base64')
-    .toString('utf8')
-    .split(':');
+  const credentials = basicCredentials(request);
   const valid =
     account !== undefined &&
-    scheme === 'Basic' &&
-    ((user === account.sid && password === account.authToken) ||
-      (user !== undefined && account.apiKeys.get(user) === password));
+    credentials !== null &&
+    ((credentials.user === account.sid && credentials.password === account.authToken) ||
+      account.apiKeys.get(credentials.user) === credentials.password);
   if (!valid) throw new TwilioError(401, 20003, 'Authenticate');
 }
