@@ -8,6 +8,7 @@ import {
   startCountCompaction,
   systemClock,
   systemResolver,
+  insecureMediaStreamUrl,
 } from '@voice/core';
 import { redisRateLimitStore } from '@voice/core/redis';
 import { configuredRecordingStore } from '@voice/core/s3';
@@ -95,6 +96,8 @@ const compaction = startCountCompaction(db, {
 
 const url = await server.start();
 logger.info({ url }, 'api listening');
+const insecureStreams = insecureMediaStreamUrl(config.mediaStreamUrl);
+if (insecureStreams) logger.warn(insecureStreams);
 
 let stopping = false;
 async function shutdown(signal: string) {

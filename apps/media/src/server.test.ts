@@ -1,189 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { mulawDecode, parseWav, rms, speak } from '@voice/audio';
-import {
-  createMediaStreamToken,
-  localRecordingStore,
-  type CoreDeps,
-  type ServiceEnd,
-  type TranscriptEntry,
-} from '@voice/core';
-import { createTestDeps, seedAccount } from '@voice/core/testing';
-import type { TestDatabase } from '@voice/db/testing';
+import { mulawDecode, parseWav, speak } from '@voice/audio';
 import { waitFor } from '@voice/dev';
-import {
-  startLlmEmulator,
-  startSttEmulator,
-  type ChatRequest,
-  type LlmEmulator,
-  type LlmReply,
-  type SttEmulator,
-} from '@voice/provider-emulators';
-import { openMediaStream, type CalleeTurn, type MediaStream } from '@voice/twilio-emulator';
-import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type TextToSpeech,
-  deepgramSpeechToText,
-  espeakTextToSpeech,
-  openAiLanguageModel,
-  openAiTextToSpeech,
-  withFallback,
-} from '@voice/providers';
-import { startMediaServer, type MediaServer } from './server';
+import { startLlmEmulator } from '@voice/provider-emulators';
+import { espeakTextToSpeech, openAiTextToSpeech, withFallback } from '@voice/providers';
+import { describe, expect, it } from 'vitest';
+import { loudMs, mediaTestHarness, spokenMs } from './media-test-harness';
 
 /**
- * The media server holding real conversations: Twilio's side of the stream from the carrier emulator
- * (a callee speaking eSpeak audio in real time), speech-to-text and the language model from their
- * protocol emulators, speech from eSpeak NG, the call and its agent in a real database.
+ * The media server holding real conversations (media-test-harness.ts): the welcome, the caller's turns,
+ * the model's tools, barge-in, refusals and failing providers.
  */
 
-let deps: CoreDeps;
-let database: TestDatabase;
-let recordingsDir: string;
-let accountId: string;
-let agentId: string;
-
-interface Harness {
-  server: MediaServer;
-  llm: LlmEmulator;
-  stt: SttEmulator;
-  ends: { callId: string; request: ServiceEnd }[];
-  /** Calls whose workflow was told the conversation is stored. */
-  stored: string[];
-}
-let harness: Harness | undefined;
-const streams: MediaStream[] = [];
-
-beforeAll(async () => {
-  ({ deps, database } = await createTestDeps());
-  recordingsDir = await mkdtemp(join(tmpdir(), 'recordings-'));
-  const seeded = await seedAccount(deps, 'Media', ['+14155550100']);
-  accountId = seeded.account.id;
-  agentId = seeded.agent.id;
-});
-afterEach(async () => {
-  for (const stream of streams.splice(0)) await stream.stop();
-  await harness?.server.stop();
-  await harness?.llm.stop();
-  await harness?.stt.stop();
-  harness = undefined;
-});
-afterAll(async () => {
-  await database?.drop();
-  await rm(recordingsDir, { recursive: true, force: true });
-});
-
-async function start(options: {
-  reply: (request: ChatRequest, index: number) => LlmReply;
-  heard: string[];
-  silenceTimeoutMs?: number;
-  tts?: TextToSpeech;
-}): Promise<Harness> {
-  const llm = await startLlmEmulator({ apiKey: 'sk-test', reply: options.reply });
-  const stt = await startSttEmulator({
-    apiKey: 'dg-test',
-    transcript: (index) => options.heard[index] ?? '',
-  });
-  const ends: Harness['ends'] = [];
-  const stored: string[] = [];
-  const server = await startMediaServer(
-    {
-      core: {
-        ...deps,
-        workflows: {
-          ...deps.workflows,
-          endCall: async (callId, request) => {
-            ends.push({ callId, request });
-            return true;
-          },
-          conversationEnded: async (callId) => void stored.push(callId),
-        },
-      },
-      providers: {
-        llm: openAiLanguageModel({
-          apiKey: 'sk-test',
-          baseUrl: llm.baseUrl,
-          model: 'gpt-test',
-          timeoutMs: 2_000,
-        }),
-        stt: deepgramSpeechToText({
-          apiKey: 'dg-test',
-          baseUrl: stt.url,
-          model: 'nova-2',
-          endpointingMs: 300,
-        }),
-        tts: options.tts ?? espeakTextToSpeech,
-      },
-      limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
-      recordings: localRecordingStore(recordingsDir),
-      logger: pino({ level: 'silent' }),
-    },
-    { host: '127.0.0.1', port: 0 },
-  );
-  harness = { server, llm, stt, ends, stored };
-  return harness;
-}
-
-async function answeredCall(agent: { welcomeMessage: string; prompt?: string; llmModel?: string }) {
-  await deps.db.agent.update({
-    where: { id: agentId },
-    data: {
-      welcomeMessage: agent.welcomeMessage,
-      prompt: agent.prompt ?? 'You book appointments.',
-      language: 'en',
-      llmModel: agent.llmModel ?? null,
-    },
-  });
-  const call = await deps.db.call.create({
-    data: {
-      id: randomUUID(),
-      accountId,
-      agentId,
-      fromNumber: '+14155550100',
-      toNumber: '+14155550008',
-      status: 'ongoing',
-      varsProvided: { name: 'Dana' },
-    },
-  });
-  return call.id;
-}
-
-function connect(callId: string, script: CalleeTurn[], token?: string) {
-  const stream = openMediaStream({
-    url: harness!.server.url,
-    parameters: {
-      callId,
-      token:
-        token ??
-        createMediaStreamToken(deps.config.jwtSecret, callId, { now: new Date(), validForMs: 60_000 }),
-    },
-    accountSid: 'AC0',
-    callSid: `CA${callId.replace(/-/g, '')}`,
-    script,
-  });
-  streams.push(stream);
-  return stream;
-}
-
-async function storedCall(callId: string) {
-  await waitFor('the conversation to be stored', 30_000, async () =>
-    Boolean((await deps.db.call.findUniqueOrThrow({ where: { id: callId } })).conversationEndedAt),
-  );
-  const row = await deps.db.call.findUniqueOrThrow({ where: { id: callId } });
-  return { ...row, transcript: row.transcript as unknown as TranscriptEntry[] };
-}
-
-const spokenMs = (audio: Buffer) => audio.length / 8;
-/** Milliseconds of a channel louder than silence. */
-const loudMs = (samples: Int16Array) => {
-  let loud = 0;
-  for (let at = 0; at + 160 <= samples.length; at += 160)
-    if (rms(samples.subarray(at, at + 160)) > 400) loud += 20;
-  return loud;
-};
+const media = mediaTestHarness();
+const { start, answeredCall, connect, storedCall } = media;
 
 describe('a conversation on the media server', () => {
   it('speaks the welcome, follows the caller, collects what it is told and ends the call with end_call', async () => {
@@ -219,8 +47,8 @@ describe('a conversation on the media server', () => {
     await stream.opened;
 
     const row = await storedCall(callId);
-    expect(harness!.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'ended' } }]);
-    expect(harness!.stored).toEqual([callId]);
+    expect(media.harness.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'ended' } }]);
+    expect(media.harness.stored).toEqual([callId]);
     expect(row.conversationEndReason).toBe('ended');
     expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([
       ['agent', 'Hello Dana, this is the clinic.'],
@@ -241,13 +69,13 @@ describe('a conversation on the media server', () => {
 
     // The figures: two answers timed, the pipeline's own share of each well under the whole.
     const metrics = await (
-      await fetch(harness!.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics'))
+      await fetch(media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics'))
     ).text();
     expect(metrics).toMatch(/^media_reply_latency_ms_count 2$/m);
     expect(metrics).toMatch(/^media_reply_overhead_ms_count 2$/m);
 
     // The model saw the prompt, with the caller's words and the tool results.
-    const [first, second] = harness!.llm.requests;
+    const [first, second] = media.harness.llm.requests;
     expect(first!.messages[0]).toEqual({ role: 'system', content: 'You book appointments.' });
     // The agent's own model, not the deployment's.
     expect(first!.model).toBe('agent-model');
@@ -256,26 +84,17 @@ describe('a conversation on the media server', () => {
     expect(second!.messages.some((message) => message.role === 'tool')).toBe(true);
 
     // Both sides recorded, time-aligned: the caller (left) loud when the caller spoke, the agent (right) when it did.
-    const wav = await localRecordingStore(recordingsDir).get(row.recordingKey!);
-    const chunks: Buffer[] = [];
-    for await (const chunk of wav!.body) chunks.push(chunk as Buffer);
-    const file = Buffer.concat(chunks);
+    const { file, left, right } = await media.recording(row.recordingKey!);
     expect(file.readUInt16LE(22)).toBe(2);
-    const frames = (file.length - 44) / 4;
-    const left = new Int16Array(frames);
-    const right = new Int16Array(frames);
-    for (let i = 0; i < frames; i++) {
-      left[i] = file.readInt16LE(44 + i * 4);
-      right[i] = file.readInt16LE(46 + i * 4);
-    }
     expect(parseWav(file).sampleRate).toBe(8000);
     const at = (ms: number) => Math.floor(ms * 8);
     const window = (samples: Int16Array, fromMs: number, toMs: number) =>
       samples.subarray(at(fromMs), at(toMs));
     const callerAt = row.transcript[1]!.timestamp_ms;
-    // The agent spoke first, the caller was silent meanwhile.
-    expect(loudMs(window(right, 0, 1_000))).toBeGreaterThan(300);
-    expect(loudMs(window(left, 0, 1_000))).toBe(0);
+    // The agent spoke first (from when its first frame reached the carrier), the caller silent meanwhile.
+    const agentAt = stream.record.received.find(({ message }) => message.event === 'media')!.at;
+    expect(loudMs(window(right, agentAt, agentAt + 1_000))).toBeGreaterThan(300);
+    expect(loudMs(window(left, 0, agentAt + 1_000))).toBe(0);
     // The caller's words start at the time of the caller's entry, on the left, while the agent is silent.
     expect(loudMs(window(left, callerAt - 200, callerAt + 1_000))).toBeGreaterThan(500);
     expect(loudMs(window(right, callerAt, callerAt + 1_000))).toBe(0);
@@ -299,7 +118,7 @@ describe('a conversation on the media server', () => {
 
     const row = await storedCall(callId);
     expect(row.conversationEndReason).toBe('user_hangup');
-    expect(harness!.ends).toEqual([]);
+    expect(media.harness.ends).toEqual([]);
     expect(stream.record.clears.length).toBe(1);
     expect(stream.record.clears[0]!.at).toBeGreaterThan(2_500);
     const cut = row.transcript[0]!;
@@ -312,13 +131,13 @@ describe('a conversation on the media server', () => {
       ['agent', 'Of course.'],
     ]);
     // The model was told only what the caller heard.
-    expect(harness!.llm.requests[0]!.messages[1]).toEqual({ role: 'assistant', content: cut.content });
+    expect(media.harness.llm.requests[0]!.messages[1]).toEqual({ role: 'assistant', content: cut.content });
   });
 
   it('refuses a stream without a valid token for its call, and a second stream for the same call', async () => {
     await start({ heard: [], reply: () => ({ say: 'Hi.' }) });
     const callId = await answeredCall({ welcomeMessage: 'Hello.' });
-    const forged = connect(callId, [], `v1.${callId}.9999999999.forged`);
+    const forged = connect(callId, [], { token: `v1.${callId}.9999999999.forged` });
     await forged.closed;
     expect(forged.record.closed).toMatchObject({ code: 1008, by: 'service' });
     const first = connect(callId, []);
@@ -327,7 +146,9 @@ describe('a conversation on the media server', () => {
     const second = connect(callId, []);
     await second.closed;
     expect(second.record.closed).toMatchObject({ code: 1008 });
-    expect((await deps.db.call.findUniqueOrThrow({ where: { id: callId } })).mediaStartedAt).not.toBeNull();
+    expect(
+      (await media.deps.db.call.findUniqueOrThrow({ where: { id: callId } })).mediaStartedAt,
+    ).not.toBeNull();
   });
 
   it('apologises and ends the call when the language model keeps failing', async () => {
@@ -342,7 +163,7 @@ describe('a conversation on the media server', () => {
     await stream.opened;
     const row = await storedCall(callId);
     expect(row.conversationEndReason).toBe('agent_hangup');
-    expect(harness!.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'agent_hangup' } }]);
+    expect(media.harness.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'agent_hangup' } }]);
     const agentTurns = row.transcript.filter((entry) => entry.role === 'agent').map((entry) => entry.content);
     expect(agentTurns[0]).toBe('Hi.');
     expect(agentTurns.length).toBe(3);
@@ -368,10 +189,12 @@ describe('a conversation on the media server', () => {
       const callId = await answeredCall({ welcomeMessage: 'Hello, this is the clinic.' });
       const stream = connect(callId, []);
       await stream.opened;
-      await waitFor('the welcome to play', 15_000, async () =>
-        stream.record.marks.some((m) => m.echoedAt !== null),
+      // The callee hears the welcome: half a second of it played, and more.
+      await waitFor(
+        'the welcome to play',
+        15_000,
+        async () => loudMs(mulawDecode(stream.record.played())) > 500,
       );
-      expect(loudMs(mulawDecode(stream.record.played()))).toBeGreaterThan(500);
       expect(speech.speechRequests.map((request) => request.input)).toContain('Hello, this is the clinic.');
       expect(fallbacks.length).toBeGreaterThan(0);
     } finally {

@@ -7,6 +7,7 @@ import {
   startCountCompaction,
   systemClock,
   systemResolver,
+  insecureMediaStreamUrl,
 } from '@voice/core';
 import { createDb } from '@voice/db';
 import { openAiLanguageModel } from '@voice/providers/llm';
@@ -70,6 +71,8 @@ const health = await startHealthServer(
   { worker, db, registry },
   { host: env.WORKER_HEALTH_HOST, port: env.WORKER_HEALTH_PORT },
 );
+const insecureStreams = insecureMediaStreamUrl(config.mediaStreamUrl);
+if (insecureStreams) logger.warn(insecureStreams);
 logger.info(
   {
     taskQueue: env.TEMPORAL_TASK_QUEUE,

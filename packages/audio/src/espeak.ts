@@ -1,25 +1,37 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
 import { MULAW_SAMPLE_RATE, mulawEncode } from './mulaw';
 import { parseWav, resample } from './wav';
 
-/** The eSpeak NG WebAssembly build: an Emscripten module that runs the `espeak-ng` command line once. */
-type ESpeakNg = (options: { arguments: string[] }) => Promise<{
-  FS: { readFile(path: string): Uint8Array };
-}>;
-
 /**
- * Text spoken by eSpeak NG as 16-bit samples at its own rate: its WebAssembly build (the `espeak-ng`
- * npm package, loaded on first use, so nothing but Node is needed), run as the espeak-ng program with
- * its command line.
+ * eSpeak NG's WebAssembly build (the `espeak-ng` npm package, so nothing but Node is needed), run as the
+ * espeak-ng program on a pool of worker threads: a sentence takes its thread for a few hundred
+ * milliseconds, and the thread that paces calls' audio must never wait for one (nor, at a lower
+ * priority, compete with it). Threads start on first use and stop when idle, without holding the
+ * process open.
  */
+let pool: Piscina | null = null;
+
+function espeakPool(): Piscina {
+  pool ??= new Piscina({
+    filename: new URL('./espeak.worker.mjs', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: Math.max(1, availableParallelism()),
+    idleTimeout: 30_000,
+    atomics: 'disabled',
+    // Below the main thread's priority (Linux): under a full CPU the clock's ticks still come first.
+    niceIncrement: 10,
+  });
+  return pool;
+}
+
+/** Text spoken by eSpeak NG as 16-bit samples at its own rate. */
 export async function speakPcm(
   text: string,
   voice = 'en-us',
 ): Promise<{ sampleRate: number; samples: Int16Array }> {
-  // @ts-expect-error: the package ships no type declarations (an Emscripten module, typed above).
-  const loaded = (await import('espeak-ng')) as { default: ESpeakNg };
-  // `--` ends the options: text starting with a dash is spoken, not parsed as one.
-  const espeak = await loaded.default({ arguments: ['-w', 'speech.wav', '-v', voice, '--', text] });
-  return parseWav(Buffer.from(espeak.FS.readFile('speech.wav')));
+  const wav = (await espeakPool().run({ text, voice })) as Uint8Array;
+  return parseWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
 }
 
 /** Text spoken by eSpeak NG, as 8 kHz μ-law ready for a phone line. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CoreConfig } from './deps';
+import { bareHost, nonPublicReason } from './network/public-address';
 
 /** The trimmed, non-empty items of a comma-separated setting. */
 export function commaSeparated(value: string | undefined): string[] {
@@ -93,6 +94,21 @@ function mediaStreamUrl(mediaPublicUrl: string | undefined, publicUrl: string): 
   const url = new URL('/media/twilio', publicUrl);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return url.toString();
+}
+
+/**
+ * Why a media stream URL cannot work with Twilio, which opens media streams over TLS only: a `ws://` URL
+ * on a host the internet reaches (a development machine's loopback or private address is fine: only the
+ * emulator can stream there anyway). Null when it can work. Services log it at start.
+ */
+export function insecureMediaStreamUrl(url: string | undefined): string | null {
+  if (!url) return null;
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'ws:') return null;
+  const host = bareHost(hostname);
+  if (host === 'localhost' || host.endsWith('.localhost')) return null;
+  if (nonPublicReason(host) !== null && nonPublicReason(host) !== 'is not an IP address') return null;
+  return `the media stream URL ${url} is not wss://: Twilio connects media streams over TLS only, so its calls would have no audio (set PUBLIC_URL to https://… or MEDIA_PUBLIC_URL to wss://…)`;
 }
 
 /** The core settings of a service, from its parsed environment. */

@@ -6,8 +6,10 @@
 // production install. Every other package stays an import that Node resolves from node_modules at run
 // time, so it must be a dependency of the service itself (checked here): then `pnpm deploy --prod` of the
 // service installs exactly what its JavaScript imports. --copy puts a directory the service reads at run
-// time (SQL migrations) into dist/ under its own name.
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// time (SQL migrations) into dist/ under its own name. A module's worker thread (`name.worker.mjs` beside
+// `name.ts`, plain JavaScript it loads by URL) ships beside the bundle of every service that compiles the
+// module in, its imports checked as the bundle's are.
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, join, sep } from 'node:path';
 import { build } from 'esbuild';
@@ -72,6 +74,18 @@ const result = await build({
   },
   plugins: [externalPackages],
 });
+
+// Workers of the modules compiled in: copied beside the bundle, which loads them relative to itself.
+const workers = Object.keys(result.metafile.inputs)
+  .map((input) => input.replace(/\.ts$/, '.worker.mjs'))
+  .filter((worker) => worker.endsWith('.worker.mjs') && existsSync(worker));
+for (const worker of workers) {
+  for (const [, specifier] of readFileSync(worker, 'utf8').matchAll(/^import [^'"]*['"]([^'"]+)['"]/gm)) {
+    if (specifier.startsWith('.') || specifier.startsWith('node:') || builtins.has(specifier)) continue;
+    if (!dependencies.has(packageName(specifier))) missing.set(packageName(specifier), worker);
+  }
+  cpSync(worker, join('dist', basename(worker)));
+}
 
 if (missing.size > 0) {
   for (const [name, importer] of missing)

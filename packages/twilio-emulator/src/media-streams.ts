@@ -64,6 +64,11 @@ export interface MediaStreamOptions {
   callSid: string;
   /** What the callee says, from the moment the stream opens. */
   script?: CalleeTurn[];
+  /**
+   * How long the service's audio waits in the carrier's jitter buffer before it plays (ms; 0 by default):
+   * the service's frames are heard that much after they arrive, and their marks echoed that much later.
+   */
+  playoutDelayMs?: number;
 }
 
 const FRAME_MS = 20;
@@ -78,7 +83,8 @@ async function render(turn: CalleeTurn): Promise<Buffer | { dtmf: string }> {
   return { dtmf: turn.dtmf };
 }
 
-type Outbound = { audio: Buffer } | { mark: string };
+/** The service's audio (with when it arrived, `performance.now()`) and the marks between it. */
+type Outbound = { audio: Buffer; at: number } | { mark: string };
 
 export function openMediaStream(options: MediaStreamOptions): MediaStream {
   const streamSid = `MZ${randomBytes(16).toString('hex')}`;
@@ -153,6 +159,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     });
 
     let playing = FRAME_BYTES;
+    const playable = performance.now() - (options.playoutDelayMs ?? 0);
     while (outbound[0]) {
       const head: Outbound = outbound[0];
       if ('mark' in head) {
@@ -160,12 +167,12 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
         echo(head.mark);
         continue;
       }
-      if (playing === 0) break;
+      if (playing === 0 || head.at > playable) break;
       const played = head.audio.subarray(0, playing);
       playedAudio.push(played);
       playing -= played.length;
       if (played.length === head.audio.length) outbound.shift();
-      else outbound[0] = { audio: head.audio.subarray(played.length) };
+      else outbound[0] = { audio: head.audio.subarray(played.length), at: head.at };
     }
   }
 
@@ -189,7 +196,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       if (typeof payload !== 'string') return void record.errors.push('media without a payload');
       const audio = Buffer.from(payload, 'base64');
       sentAudio.push(audio);
-      outbound.push({ audio });
+      outbound.push({ audio, at: performance.now() });
     } else if (message.event === 'mark') {
       const name = (message.mark as { name?: unknown } | undefined)?.name;
       if (typeof name !== 'string') return void record.errors.push('mark without a name');

@@ -1,0 +1,49 @@
+import type { ConversationResult } from '@voice/core';
+import type { LanguageModel, SpeechToText, TextToSpeech } from '@voice/providers';
+
+/** The agent of a call, as its conversation needs it. */
+export interface SessionAgent {
+  /** The agent's own language model; the deployment's when null. */
+  model: string | null;
+  language: string;
+  voice: string;
+  /** The prompt and welcome message with the call's variables filled in. */
+  prompt: string;
+  welcomeMessage: string;
+  endCallEnabled: boolean;
+  endCallCondition: string;
+  transferEnabled: boolean;
+}
+
+export interface SessionProviders {
+  llm: LanguageModel;
+  stt: SpeechToText;
+  tts: TextToSpeech;
+}
+
+export interface SessionLimits {
+  /** The caller silent this long after the agent finished: the agent says goodbye and hangs up. */
+  silenceTimeoutMs: number;
+  maxDurationMs: number;
+}
+
+/** How long the caller waited for the agent's answer, and the pipeline's own share of it (ms). */
+export interface ReplyTiming {
+  /** From the end of the caller's utterance (the final transcript) to the answer's first frame sent. */
+  latencyMs: number;
+  /** That, less the providers' time: the model writing the first sentence, speech synthesising it. */
+  overheadMs: number;
+}
+
+export interface ConversationOptions {
+  agent: SessionAgent;
+  providers: SessionProviders;
+  limits: SessionLimits;
+  /**
+   * Where the conversation's end goes: stored, then the carrier asked to end the call as the result says
+   * (hang up, transfer; nothing when the caller hung up).
+   */
+  ended: (result: ConversationResult) => Promise<void>;
+  /** Each answer to the caller, timed. */
+  replied?: (timing: ReplyTiming) => void;
+}

@@ -1,0 +1,171 @@
+import { mulawDecode, rms } from '@voice/audio';
+import { loadCallAgent } from '@voice/core';
+import { waitFor } from '@voice/dev';
+import { espeakTextToSpeech, type SpeechToText } from '@voice/providers';
+import type { MediaStreamRecord } from '@voice/twilio-emulator';
+import { describe, expect, it } from 'vitest';
+import { sentencesOf } from './conversation/sentences';
+import { mediaTestHarness, spokenMs } from './media-test-harness';
+
+/**
+ * Live audio as the carrier hears it: the carrier emulator plays the service's frames out through a
+ * jitter buffer (so what was sent is not yet what was heard) and echoes each mark once the audio before
+ * it has played. The recording, a barge-in's transcript and the hang-up after a goodbye must follow
+ * what the carrier did, and the media server's event loop must stay free while speech is synthesized.
+ */
+
+const media = mediaTestHarness();
+const { start, answeredCall, connect, storedCall } = media;
+
+/** The carrier's jitter buffer: audio plays this long after it arrives. */
+const PLAYOUT_DELAY_MS = 300;
+
+/**
+ * Each burst of the agent's frames at the carrier (after a pause of 100 ms or more): its first loud
+ * frame, and the bounds of when it was sent. Arrival is an upper bound (this process is busy too, and
+ * may take a while to read a message); the lower bound is the earliest arrival of the next ten frames,
+ * each less its place in a 20 ms pace (frames caught up after a stall come at once, so it can be early).
+ */
+function agentBurstsAtCarrier(record: MediaStreamRecord) {
+  const frames = record.received.filter(({ message }) => message.event === 'media');
+  const bursts: { arrivedAt: number; pacedAt: number; samples: Int16Array }[] = [];
+  let opening = false;
+  frames.forEach(({ at, message }, index) => {
+    if (index === 0 || at - frames[index - 1]!.at >= 100) opening = true;
+    const samples = mulawDecode(Buffer.from((message.media as { payload: string }).payload, 'base64'));
+    if (!opening || rms(samples) <= 400) return;
+    opening = false;
+    const paced = frames.slice(index, index + 10).map((frame, k) => frame.at - k * 20);
+    bursts.push({ arrivedAt: at, pacedAt: Math.min(...paced), samples });
+  });
+  return bursts;
+}
+
+/** Where (ms) `samples` sit in `channel`, searching from `fromMs`; null when they are not there. */
+function positionOf(channel: Int16Array, samples: Int16Array, fromMs: number): number | null {
+  for (let at = Math.max(0, Math.floor(fromMs * 8)); at + samples.length <= channel.length; at++) {
+    let same = true;
+    for (let i = 0; i < samples.length && same; i++) same = channel[at + i] === samples[i];
+    if (same) return at / 8;
+  }
+  return null;
+}
+
+describe('live audio at the carrier', () => {
+  it("stamps the recording's agent turns when their frames were sent, and hangs up only after the goodbye was heard", async () => {
+    await start({
+      heard: ['Yes, please book it.'],
+      reply: () => ({
+        say: 'Very good, you are booked for Tuesday. Goodbye!',
+        toolCalls: [{ name: 'end_call', arguments: { goal_reached: true } }],
+      }),
+    });
+    const welcome = 'Hello Dana, this is the clinic. Shall I book you in for Tuesday?';
+    const callId = await answeredCall({ welcomeMessage: welcome });
+    const stream = connect(callId, [{ pauseMs: 6_000 }, { text: 'Yes, please book it.' }], {
+      playoutDelayMs: PLAYOUT_DELAY_MS,
+    });
+    await stream.opened;
+    // Half a second into the welcome the process stalls for 300 ms (as a blocked event loop would): the
+    // frames after it leave late, and the recording must place them when they left, not on the clock's grid.
+    await waitFor('the welcome to start', 30_000, async () =>
+      stream.record.received.some((r) => r.message.event === 'media'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const stalled = performance.now() + 300;
+    while (performance.now() < stalled);
+    const row = await storedCall(callId);
+    expect(row.conversationEndReason).toBe('ended');
+
+    // Every burst of the agent's speech sits in the recording within 40 ms of when its frames were sent.
+    const { right } = await media.recording(row.recordingKey!);
+    const bursts = agentBurstsAtCarrier(stream.record);
+    // The welcome, the welcome again after the stall, the goodbye.
+    expect(bursts.length).toBeGreaterThanOrEqual(3);
+    for (const burst of bursts) {
+      const recordedAt = positionOf(right, burst.samples, burst.pacedAt - 500);
+      expect(recordedAt).not.toBeNull();
+      expect(recordedAt!).toBeGreaterThanOrEqual(burst.pacedAt - 40);
+      expect(recordedAt!).toBeLessThanOrEqual(burst.arrivedAt + 40);
+    }
+
+    // The goodbye's last mark came back (it played out of the jitter buffer) before the hang-up.
+    expect(media.harness.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'ended' } }]);
+    const marks = media.harness.marksAtEnd.get(callId)!;
+    expect(marks.length).toBeGreaterThan(5);
+    expect(marks.filter((mark) => mark.echoedAt === null)).toEqual([]);
+  });
+
+  it('keeps of a turn cut short only what the carrier said it played', async () => {
+    const long =
+      'Let me tell you about all of our opening hours. On Monday we open at eight. On Tuesday we open at nine. ' +
+      'On Wednesday we open at ten. On Thursday we open at eleven.';
+    await start({ heard: ['Sorry, can I stop you there?'], reply: () => ({ say: 'Of course.' }) });
+    const callId = await answeredCall({ welcomeMessage: long });
+    const stream = connect(callId, [{ pauseMs: 4_000 }, { text: 'Sorry, can I stop you there?' }], {
+      playoutDelayMs: PLAYOUT_DELAY_MS,
+    });
+    await stream.opened;
+    await waitFor('the barge-in', 30_000, async () => stream.record.clears.length > 0);
+    await stream.stop();
+    const row = await storedCall(callId);
+
+    // The marks the carrier echoed as played before the line was cleared (a clear echoes the rest at once).
+    const clearedAt = stream.record.clears[0]!.at;
+    const played = stream.record.marks.filter((mark) => mark.echoedAt !== null && mark.echoedAt < clearedAt);
+    expect(played.length).toBeGreaterThan(0);
+    const { agent } = (await loadCallAgent(media.deps, callId))!;
+    const sentences = sentencesOf(long);
+    /** The welcome as heard up to a mark (`m<sentence>:<frames>`): whole sentences, then words in proportion. */
+    const heardUpTo = async (mark: string) => {
+      const [, index, frames] = /^m(\d+):(\d+)$/.exec(mark)!.map(Number) as [number, number, number];
+      const sentence = sentences[index - 1]!;
+      const audio = await espeakTextToSpeech.synthesize(sentence, {
+        language: agent.language,
+        voice: agent.voice,
+      });
+      const words = sentence.split(/\s+/);
+      const cut = words.slice(
+        0,
+        Math.floor((words.length * frames * 160) / (Math.ceil(audio.length / 160) * 160)),
+      );
+      return [...sentences.slice(0, index - 1), cut.join(' ')].join(' ').trim();
+    };
+    // The server decided on the echoes it had: the last one, or the one before if the last crossed the barge-in.
+    const expected = await Promise.all(played.slice(-2).map((mark) => heardUpTo(mark.name)));
+    const cut = row.transcript[0]!;
+    expect(cut.role).toBe('agent');
+    expect(expected).toContain(cut.content);
+    // What had been sent went further than what was played, by the jitter buffer: sent is not heard.
+    const framesSent = stream.record.received.filter((r) => r.message.event === 'media' && r.at < clearedAt);
+    expect(framesSent.length * 20 - spokenMs(stream.record.played())).toBeGreaterThanOrEqual(
+      PLAYOUT_DELAY_MS - 60,
+    );
+  });
+
+  it('keeps the event loop free while speech is synthesized for 50 calls at once', async () => {
+    // The callers stay silent: nothing for speech-to-text to hear.
+    const silence: SpeechToText = { open: async () => ({ send: () => {}, close: async () => {} }) };
+    await start({ heard: [], reply: () => ({ say: 'Hi.' }), stt: silence });
+    const metricsUrl = media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
+    const welcome =
+      'Hello Dana, this is the clinic calling about your appointment. Is now a good time to talk?';
+    const calls = [];
+    for (let i = 0; i < 50; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
+    // A scrape resets the event loop's figures: what follows is measured from here.
+    await fetch(metricsUrl).then((response) => response.text());
+    const streams = calls.map((callId) => connect(callId, []));
+    await waitFor('every welcome to play to its end', 120_000, async () =>
+      streams.every((stream) =>
+        stream.record.marks.some((mark) => mark.name.startsWith('m2:') && mark.echoedAt !== null),
+      ),
+    );
+    const metrics = await fetch(metricsUrl).then((response) => response.text());
+    const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]) * 1000;
+    const p99 = figure('nodejs_eventloop_lag_p99_seconds');
+    console.info(
+      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms`,
+    );
+    expect(p99).toBeLessThan(50);
+  }, 180_000);
+});

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rms } from '@voice/audio';
+import {
+  createMediaStreamToken,
+  localRecordingStore,
+  type CoreDeps,
+  type ServiceEnd,
+  type TranscriptEntry,
+} from '@voice/core';
+import { createTestDeps, seedAccount } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { waitFor } from '@voice/dev';
+import {
+  startLlmEmulator,
+  startSttEmulator,
+  type ChatRequest,
+  type LlmEmulator,
+  type LlmReply,
+  type SttEmulator,
+} from '@voice/provider-emulators';
+import {
+  deepgramSpeechToText,
+  espeakTextToSpeech,
+  openAiLanguageModel,
+  type SpeechToText,
+  type TextToSpeech,
+} from '@voice/providers';
+import {
+  openMediaStream,
+  type CalleeTurn,
+  type MediaStream,
+  type MediaStreamRecord,
+} from '@voice/twilio-emulator';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startMediaServer, type MediaServer } from './server';
+
+/**
+ * The media server holding real conversations, for the media server's tests: Twilio's side of each
+ * stream from the carrier emulator (a callee speaking eSpeak audio in real time, the agent's audio
+ * played out with marks echoed as played), speech-to-text and the language model from their protocol
+ * emulators, speech from eSpeak NG, the call and its agent in a real database. The call's workflow is
+ * stood in for: what the server asks of it is recorded.
+ */
+
+export interface Harness {
+  server: MediaServer;
+  llm: LlmEmulator;
+  stt: SttEmulator;
+  ends: { callId: string; request: ServiceEnd }[];
+  /** The marks of each call's stream as they stood when the server asked to end the call. */
+  marksAtEnd: Map<string, MediaStreamRecord['marks']>;
+  /** Calls whose workflow was told the conversation is stored. */
+  stored: string[];
+}
+
+export interface StartOptions {
+  reply: (request: ChatRequest, index: number) => LlmReply;
+  heard: string[];
+  silenceTimeoutMs?: number;
+  tts?: TextToSpeech;
+  /** Speech-to-text other than the emulator's. */
+  stt?: SpeechToText;
+}
+
+/** Registers the suite's hooks (a database, a recordings directory; each test's server stopped after it). */
+export function mediaTestHarness() {
+  let deps: CoreDeps;
+  let database: TestDatabase;
+  let recordingsDir: string;
+  let accountId: string;
+  let agentId: string;
+  let harness: Harness | undefined;
+  const streams = new Map<string, MediaStream>();
+
+  beforeAll(async () => {
+    ({ deps, database } = await createTestDeps());
+    recordingsDir = await mkdtemp(join(tmpdir(), 'recordings-'));
+    const seeded = await seedAccount(deps, 'Media', ['+14155550100']);
+    accountId = seeded.account.id;
+    agentId = seeded.agent.id;
+  });
+  afterEach(async () => {
+    await Promise.all([...streams.values()].map((stream) => stream.stop()));
+    streams.clear();
+    await harness?.server.stop();
+    await harness?.llm.stop();
+    await harness?.stt.stop();
+    harness = undefined;
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await rm(recordingsDir, { recursive: true, force: true });
+  });
+
+  async function start(options: StartOptions): Promise<Harness> {
+    const llm = await startLlmEmulator({ apiKey: 'sk-test', reply: options.reply });
+    const stt = await startSttEmulator({
+      apiKey: 'dg-test',
+      transcript: (index) => options.heard[index] ?? '',
+    });
+    const ends: Harness['ends'] = [];
+    const marksAtEnd: Harness['marksAtEnd'] = new Map();
+    const stored: string[] = [];
+    const server = await startMediaServer(
+      {
+        core: {
+          ...deps,
+          workflows: {
+            ...deps.workflows,
+            endCall: async (callId, request) => {
+              ends.push({ callId, request });
+              const marks = streams.get(callId)?.record.marks ?? [];
+              marksAtEnd.set(callId, structuredClone(marks));
+              return true;
+            },
+            conversationEnded: async (callId) => void stored.push(callId),
+          },
+        },
+        providers: {
+          llm: openAiLanguageModel({
+            apiKey: 'sk-test',
+            baseUrl: llm.baseUrl,
+            model: 'gpt-test',
+            timeoutMs: 2_000,
+          }),
+          stt:
+            options.stt ??
+            deepgramSpeechToText({
+              apiKey: 'dg-test',
+              baseUrl: stt.url,
+              model: 'nova-2',
+              endpointingMs: 300,
+            }),
+          tts: options.tts ?? espeakTextToSpeech,
+        },
+        limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
+        recordings: localRecordingStore(recordingsDir),
+        logger: pino({ level: 'silent' }),
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    harness = { server, llm, stt, ends, marksAtEnd, stored };
+    return harness;
+  }
+
+  async function answeredCall(agent: { welcomeMessage: string; prompt?: string; llmModel?: string }) {
+    await deps.db.agent.update({
+      where: { id: agentId },
+      data: {
+        welcomeMessage: agent.welcomeMessage,
+        prompt: agent.prompt ?? 'You book appointments.',
+        language: 'en',
+        llmModel: agent.llmModel ?? null,
+      },
+    });
+    const call = await deps.db.call.create({
+      data: {
+        id: randomUUID(),
+        accountId,
+        agentId,
+        fromNumber: '+14155550100',
+        toNumber: '+14155550008',
+        status: 'ongoing',
+        varsProvided: { name: 'Dana' },
+      },
+    });
+    return call.id;
+  }
+
+  /** Twilio opening the call's media stream; `playoutDelayMs` is its jitter buffer. */
+  function connect(
+    callId: string,
+    script: CalleeTurn[],
+    options: { token?: string; playoutDelayMs?: number } = {},
+  ) {
+    const stream = openMediaStream({
+      url: harness!.server.url,
+      parameters: {
+        callId,
+        token:
+          options.token ??
+          createMediaStreamToken(deps.config.jwtSecret, callId, { now: new Date(), validForMs: 60_000 }),
+      },
+      accountSid: 'AC0',
+      callSid: `CA${callId.replace(/-/g, '')}`,
+      script,
+      ...(options.playoutDelayMs ? { playoutDelayMs: options.playoutDelayMs } : {}),
+    });
+    // A second stream for the same call is kept too (it is stopped after the test).
+    streams.set(streams.has(callId) ? `${callId}#${streams.size}` : callId, stream);
+    return stream;
+  }
+
+  async function storedCall(callId: string) {
+    await waitFor('the conversation to be stored', 30_000, async () =>
+      Boolean((await deps.db.call.findUniqueOrThrow({ where: { id: callId } })).conversationEndedAt),
+    );
+    const row = await deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+    return { ...row, transcript: row.transcript as unknown as TranscriptEntry[] };
+  }
+
+  /** The stored recording's two channels: the caller left, the agent right. */
+  async function recording(recordingKey: string) {
+    const wav = await localRecordingStore(recordingsDir).get(recordingKey);
+    const chunks: Buffer[] = [];
+    for await (const chunk of wav!.body) chunks.push(chunk as Buffer);
+    const file = Buffer.concat(chunks);
+    const frames = (file.length - 44) / 4;
+    const left = new Int16Array(frames);
+    const right = new Int16Array(frames);
+    for (let i = 0; i < frames; i++) {
+      left[i] = file.readInt16LE(44 + i * 4);
+      right[i] = file.readInt16LE(46 + i * 4);
+    }
+    return { file, left, right };
+  }
+
+  return {
+    start,
+    answeredCall,
+    connect,
+    storedCall,
+    recording,
+    get deps() {
+      return deps;
+    },
+    get harness() {
+      return harness!;
+    },
+  };
+}
+
+export const spokenMs = (audio: Buffer) => audio.length / 8;
+
+/** Milliseconds of a channel louder than silence. */
+export const loudMs = (samples: Int16Array) => {
+  let loud = 0;
+  for (let at = 0; at + 160 <= samples.length; at += 160)
+    if (rms(samples.subarray(at, at + 160)) > 400) loud += 20;
+  return loud;
+};

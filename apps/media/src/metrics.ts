@@ -1,0 +1,54 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Bucket bounds in ms: fine below 50 ms, where the pipeline's own overhead and frame lateness live. */
+const MS_BUCKETS = [
+  1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000,
+];
+
+export type MediaMetrics = ReturnType<typeof mediaMetrics>;
+
+/**
+ * The media server's figures, in Prometheus' text format at /metrics: reply latency and its overhead,
+ * the frame clock's lateness, conversations up, and Node's own (among them the event loop's delay,
+ * `nodejs_eventloop_lag_p99_seconds` and `_max_seconds` since the last scrape, which anything that
+ * blocks the main thread shows at once).
+ */
+export function mediaMetrics(conversations: () => number) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5 });
+  const metrics = {
+    registry,
+    replyLatency: new Histogram({
+      name: 'media_reply_latency_ms',
+      help: "From the end of the caller's utterance (final transcript) to the first frame of the agent's answer",
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    replyOverhead: new Histogram({
+      name: 'media_reply_overhead_ms',
+      help: "The reply latency less the providers' time (the model's first sentence, its synthesis)",
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    tickLateness: new Histogram({
+      name: 'media_frame_tick_lateness_ms',
+      help: 'How late each 20 ms tick of the frame clock ran (every line sends its frame on the tick)',
+      buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    framesLate: new Counter({
+      name: 'media_frames_late_total',
+      help: 'Agent audio frames sent more than 40 ms after their slot',
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'media_conversations',
+    help: 'Conversations in progress',
+    registers: [registry],
+    collect() {
+      this.set(conversations());
+    },
+  });
+  return metrics;
+}

@@ -1,0 +1,47 @@
+import type { AudioTrack } from './audio-track';
+
+/** A line's audio, both ways: 8 kHz μ-law, a byte a sample, so 8 bytes a millisecond. */
+export const BYTES_PER_MS = 8;
+
+/**
+ * A call's audio line as a conversation sees it. What carries the call (Twilio's media stream, a
+ * browser's WebSocket) sits behind it: audio comes in, the agent's speech goes out paced, and the line
+ * says how much of that speech the caller has heard (on Twilio, from the marks it echoes once the audio
+ * before them has played).
+ */
+export interface Line {
+  /** When the line opened (`performance.now()`): the zero of the call's clock, for transcript times and the recording. */
+  readonly openedAt: number;
+  /** Both sides of the call as heard, time-aligned from `openedAt`: the recording's channels. */
+  readonly tracks: { caller: AudioTrack; agent: AudioTrack };
+  /** Starts handing the caller's side to `listener` (audio that came before it included). */
+  listen(listener: LineListener): void;
+  /** Queues the agent's speech (8 kHz μ-law), named `id`, after what is queued already. */
+  play(audio: Buffer, id: string): void;
+  /** Barge-in: drops the agent's speech the caller has not heard, here and at the caller's end. */
+  clear(): void;
+  /** The agent's speech is queued, or sent and not yet heard. */
+  readonly speaking: boolean;
+  /** How much of a speech still playing the caller has heard; null once it is heard in full or dropped. */
+  heardOf(id: string): { heardMs: number; totalMs: number } | null;
+  /** Resolves once every speech queued has been heard (or, when the far end stops saying so, after a bound). */
+  drained(): Promise<void>;
+  /** The line is done: no more ticks, no more events. */
+  close(): void;
+}
+
+/** What happens on a line, for the one conversation that holds it. */
+export interface LineListener {
+  /** The caller's audio (8 kHz μ-law), as it arrives. */
+  audio(audio: Buffer): void;
+  /** A key the caller pressed. */
+  dtmf(digit: string): void;
+  /** The caller has gone: the stream stopped or its connection closed. */
+  hungUp(): void;
+  /** The first frame of a speech went out: the caller starts hearing it. */
+  speechStarted(id: string): void;
+  /** The caller has heard a speech to its end. */
+  speechHeard(id: string): void;
+  /** Everything queued has been heard: the agent is silent. */
+  idle(): void;
+}
