@@ -1,8 +1,22 @@
 import type { ReactNode } from 'react';
+import { ConfirmButton } from './ConfirmButton';
 
 export interface DataColumn<T> {
   header: string;
   cell(row: T): ReactNode;
+}
+
+/** A row's removal (remove, revoke), asked to be confirmed: "<verb> <name>? <consequence>". */
+export interface RowRemoval<T> {
+  verb: string;
+  /** What the row is called in the button and the question. */
+  name(row: T): string;
+  /** What removing a row means, said after the question. */
+  consequence: string;
+  remove(row: T): void;
+  pending: boolean;
+  /** Rows that cannot be removed (a key revoked already); all when unset. */
+  removable?(row: T): boolean;
 }
 
 /**
@@ -16,6 +30,7 @@ export function DataTable<T>({
   rows,
   rowKey,
   action,
+  removal,
   empty,
 }: {
   caption: string;
@@ -23,9 +38,24 @@ export function DataTable<T>({
   rows: readonly T[];
   rowKey(row: T): string;
   action?(row: T): ReactNode;
+  /** Each row's removal, as its action. */
+  removal?: RowRemoval<T>;
   /** Shown under the table when it has no rows. */
   empty?: string;
 }) {
+  const actionOf =
+    action ??
+    (removal &&
+      ((row: T) =>
+        (removal.removable?.(row) ?? true) && (
+          <ConfirmButton
+            label={`${removal.verb} ${removal.name(row)}`}
+            question={`${removal.verb} ${removal.name(row)}? ${removal.consequence}`}
+            confirmLabel={removal.verb}
+            onConfirm={() => removal.remove(row)}
+            disabled={removal.pending}
+          />
+        )));
   return (
     <div className="table-scroll">
       <table>
@@ -37,7 +67,7 @@ export function DataTable<T>({
                 {column.header}
               </th>
             ))}
-            {action && (
+            {actionOf && (
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -50,7 +80,7 @@ export function DataTable<T>({
               {columns.map((column) => (
                 <td key={column.header}>{column.cell(row)}</td>
               ))}
-              {action && <td>{action(row)}</td>}
+              {actionOf && <td>{actionOf(row)}</td>}
             </tr>
           ))}
         </tbody>

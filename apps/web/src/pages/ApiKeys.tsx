@@ -3,7 +3,6 @@ import { CreateApiKeyInput } from '@voice/core/schemas';
 import { useState } from 'react';
 import { api, errorMessage, fieldError } from '../api';
 import { useCheckedSubmit } from '../checked-submit';
-import { ConfirmButton } from '../components/ConfirmButton';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { formatTime } from '../format';
@@ -92,17 +91,14 @@ export function ApiKeysPage() {
               cell: (key) => (key.revoked_at ? `Revoked ${formatTime(key.revoked_at)}` : 'Active'),
             },
           ]}
-          action={(key) =>
-            !key.revoked_at && (
-              <ConfirmButton
-                label={`Revoke ${key.name}`}
-                question={`Revoke ${key.name}? Requests with it fail from now on.`}
-                confirmLabel="Revoke"
-                onConfirm={() => revoke.mutate(key.id)}
-                disabled={revoke.isPending}
-              />
-            )
-          }
+          removal={{
+            verb: 'Revoke',
+            name: (key) => key.name,
+            consequence: 'Requests with it fail from now on.',
+            remove: (key) => revoke.mutate(key.id),
+            pending: revoke.isPending,
+            removable: (key) => !key.revoked_at,
+          }}
         />
       )}
     </section>

@@ -3,7 +3,6 @@ import { AddDoNotCallInput, parseDoNotCallCsv } from '@voice/core/schemas';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
-import { ConfirmButton } from '../components/ConfirmButton';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
@@ -193,15 +192,13 @@ export function DoNotCallPage() {
               { header: 'Reason', cell: (row) => row.reason ?? '—' },
               { header: 'Added', cell: (row) => formatTime(row.created_at) },
             ]}
-            action={(row) => (
-              <ConfirmButton
-                label={`Remove ${row.phone_number}`}
-                question={`Remove ${row.phone_number}? It can be called again.`}
-                confirmLabel="Remove"
-                onConfirm={() => remove.mutate(row.phone_number)}
-                disabled={remove.isPending}
-              />
-            )}
+            removal={{
+              verb: 'Remove',
+              name: (row) => row.phone_number,
+              consequence: 'It can be called again.',
+              remove: (row) => remove.mutate(row.phone_number),
+              pending: remove.isPending,
+            }}
           />
           {rows.length === 0 && pageIndex === 0 && <p>No numbers yet.</p>}
           <Pager

@@ -2,7 +2,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AddTestContactInput } from '@voice/core/schemas';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
-import { ConfirmButton } from '../components/ConfirmButton';
 import { DataTable } from '../components/DataTable';
 import { Field } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
@@ -65,15 +64,13 @@ export function TestContactsPage() {
             { header: 'Whose', cell: (contact) => contact.name ?? '—' },
             { header: 'Added', cell: (contact) => formatTime(contact.created_at) },
           ]}
-          action={(contact) => (
-            <ConfirmButton
-              label={`Remove ${contact.phone_number}`}
-              question={`Remove ${contact.phone_number}? Its calls count as real calls from now on.`}
-              confirmLabel="Remove"
-              onConfirm={() => remove.mutate(contact.phone_number)}
-              disabled={remove.isPending}
-            />
-          )}
+          removal={{
+            verb: 'Remove',
+            name: (contact) => contact.phone_number,
+            consequence: 'Its calls count as real calls from now on.',
+            remove: (contact) => remove.mutate(contact.phone_number),
+            pending: remove.isPending,
+          }}
           empty="No test contacts yet."
         />
       )}

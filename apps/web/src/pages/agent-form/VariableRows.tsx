@@ -18,20 +18,17 @@ export function ProvidedVariableRows({
         <div key={row.key} className="row" role="group" aria-label={`Given variable ${index + 1}`}>
           <Field
             label="Variable name"
-            value={row.name}
-            onChange={(event) => provided.change(row.key, { name: event.target.value })}
+            {...provided.bind(row, 'name')}
             error={rowError('variables_provided', index, 'name')}
           />
           <Field
             label="Description"
-            value={row.description}
-            onChange={(event) => provided.change(row.key, { description: event.target.value })}
+            {...provided.bind(row, 'description')}
             error={rowError('variables_provided', index, 'description')}
           />
           <Field
             label="Default"
-            value={row.default}
-            onChange={(event) => provided.change(row.key, { default: event.target.value })}
+            {...provided.bind(row, 'default')}
             error={rowError('variables_provided', index, 'default')}
           />
           <button type="button" className="secondary" onClick={() => provided.remove(row.key)}>
@@ -66,14 +63,12 @@ export function ExtractedVariableRows({
         <div key={row.key} className="row" role="group" aria-label={`Extracted variable ${index + 1}`}>
           <Field
             label="Variable name"
-            value={row.name}
-            onChange={(event) => extracted.change(row.key, { name: event.target.value })}
+            {...extracted.bind(row, 'name')}
             error={rowError('variables_extracted', index, 'name')}
           />
           <Field
             label="What to extract"
-            value={row.description}
-            onChange={(event) => extracted.change(row.key, { description: event.target.value })}
+            {...extracted.bind(row, 'description')}
             error={rowError('variables_extracted', index, 'description')}
           />
           <label className="inline">

@@ -20,16 +20,14 @@ export function WebhookRows({
           <div className="row">
             <Field
               label="Webhook name"
-              value={row.name}
-              onChange={(event) => webhooks.change(row.key, { name: event.target.value })}
+              {...webhooks.bind(row, 'name')}
               error={rowError('webhooks', index, 'name')}
             />
             <Field
               label="URL"
               type="url"
               placeholder="https://"
-              value={row.url}
-              onChange={(event) => webhooks.change(row.key, { url: event.target.value })}
+              {...webhooks.bind(row, 'url')}
               error={rowError('webhooks', index, 'url')}
             />
           </div>
@@ -38,8 +36,7 @@ export function WebhookRows({
               label={row.hasSecret ? 'New signing secret (optional)' : 'Signing secret (optional)'}
               type="password"
               autoComplete="off"
-              value={row.secret}
-              onChange={(event) => webhooks.change(row.key, { secret: event.target.value })}
+              {...webhooks.bind(row, 'secret')}
               hint={
                 row.hasSecret
                   ? 'A secret is set and kept unless you type a new one'
@@ -50,16 +47,14 @@ export function WebhookRows({
             <Field
               label="Header name (optional)"
               autoComplete="off"
-              value={row.headerName}
-              onChange={(event) => webhooks.change(row.key, { headerName: event.target.value })}
+              {...webhooks.bind(row, 'headerName')}
               {...(row.hasHeaders ? { hint: 'Headers are set; a header typed here replaces them' } : {})}
             />
             <Field
               label="Header value"
               type="password"
               autoComplete="off"
-              value={row.headerValue}
-              onChange={(event) => webhooks.change(row.key, { headerValue: event.target.value })}
+              {...webhooks.bind(row, 'headerValue')}
               error={rowError('webhooks', index, 'headers')}
             />
           </div>

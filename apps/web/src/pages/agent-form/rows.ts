@@ -67,14 +67,29 @@ export function useRows<Row extends { key: number }>(initial: () => Row[]): List
       setRows((current) => current.map((row) => (row.key === key ? { ...row, ...changes } : row))),
     add: (row: Row) => setRows((current) => [...current, row]),
     remove: (key: number) => setRows((current) => current.filter((row) => row.key !== key)),
+    bind: (row, field) => ({
+      value: row[field] as string,
+      onChange: (event) =>
+        setRows((current) =>
+          current.map((each) => (each.key === row.key ? { ...each, [field]: event.target.value } : each)),
+        ),
+    }),
   };
 }
+
+/** The fields of a row that hold text. */
+type TextField<Row> = { [F in keyof Row]: Row[F] extends string ? F : never }[keyof Row];
 
 export interface ListRows<Row> {
   rows: Row[];
   change(key: number, changes: Partial<Row>): void;
   add(row: Row): void;
   remove(key: number): void;
+  /** An input's value and change handler for one text field of a row. */
+  bind(
+    row: Row,
+    field: TextField<Row>,
+  ): { value: string; onChange(event: { target: { value: string } }): void };
 }
 
 /** Where a list's problems are shown: beside the row's field, or under the list. */

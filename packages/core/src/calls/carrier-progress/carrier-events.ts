@@ -2,26 +2,17 @@ import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../../deps';
 import { ANSWERED_OUTCOMES, type CarrierCallState, type CarrierEvent } from '../../telephony/carrier';
 import type { CallRuntime } from '../call-runtime';
-import {
-  advance,
-  awaitingEvents,
-  done,
-  later,
-  loadCallForProgress,
-  TERMINAL,
-  type CallProgress,
-} from './call-progress';
+import { advance, awaitingEvents, later, type CallProgress } from './call-progress';
 import { endAsKept, endWhenHeard } from './conversation-wait';
-import { placeCall } from './place-call';
+import { afterDial } from './place-call';
 import { endByService } from './service-end';
 
 /** Asks the carrier where the call stands and records every transition since the last look. */
-export async function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
-  const call = await loadCallForProgress(deps.db, callId);
-  if (TERMINAL.has(call.status)) return done(call.status);
-  if (call.carrierEnd) return endAsKept(deps, call, call.carrierEnd);
-  if (!call.carrierCallId) return placeCall(deps, callId);
-  return progress(deps, call, call.carrierCallId);
+export function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
+  return afterDial(deps, callId, (call, carrierCallId) =>
+    // The carrier has reported the end already: it is kept.
+    call.carrierEnd ? endAsKept(deps, call, call.carrierEnd) : progress(deps, call, carrierCallId),
+  );
 }
 
 async function progress(
@@ -63,19 +54,30 @@ export async function applyState(
  * and nothing at all once it has ended. Events of another carrier call than the one placed for it
  * change nothing. A carrier id the dial did not get to store is taken from the events.
  */
-export async function applyCarrierEvents(
+export function applyCarrierEvents(
   deps: CoreDeps & CallRuntime,
   callId: string,
   events: readonly CarrierEvent[],
 ): Promise<CallProgress> {
-  const call = await loadCallForProgress(deps.db, callId);
-  if (TERMINAL.has(call.status)) return done(call.status);
+  return afterDial(
+    deps,
+    callId,
+    (call, carrierCallId) => applyEvents(deps, call, carrierCallId, events),
+    // Events may bring the carrier's id before the dial recorded it.
+    (call) => call.carrierCallId ?? events[0]?.carrierCallId,
+  );
+}
+
+async function applyEvents(
+  deps: CoreDeps & CallRuntime,
+  call: Call,
+  carrierCallId: string,
+  events: readonly CarrierEvent[],
+): Promise<CallProgress> {
   // The carrier has reported the end already: later events change nothing.
   if (call.carrierEnd) return endAsKept(deps, call, call.carrierEnd);
-  const carrierCallId = call.carrierCallId ?? events[0]?.carrierCallId;
-  if (!carrierCallId) return placeCall(deps, callId);
   if (!call.carrierCallId)
-    await deps.db.call.updateMany({ where: { id: callId, carrierCallId: null }, data: { carrierCallId } });
+    await deps.db.call.updateMany({ where: { id: call.id, carrierCallId: null }, data: { carrierCallId } });
   const ordered = events
     .filter((event) => event.carrierCallId === carrierCallId)
     .sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0) || Date.parse(a.at) - Date.parse(b.at));
@@ -114,7 +116,7 @@ export async function applyCarrierEvents(
     return endWhenHeard(deps, call, { outcome: ended.outcome, answeredAt, endedAt, answeredBy });
   }
   if (answeredBy && answeredBy !== call.answeredBy)
-    await deps.db.call.update({ where: { id: callId }, data: { answeredBy } });
+    await deps.db.call.update({ where: { id: call.id }, data: { answeredBy } });
   if (find('detected')?.answeredBy === 'machine' && status === 'ongoing')
     await answerMachine(deps, call, carrierCallId);
   return awaitingEvents(deps, status, carrierCallId);

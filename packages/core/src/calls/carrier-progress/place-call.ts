@@ -5,8 +5,35 @@ import { pauseCampaignFor } from '../../campaigns/control-campaign';
 import { ACCOUNT_REFUSED_REASON, CarrierAccountRefused, CarrierRefusal } from '../../telephony/carrier';
 import type { CallRuntime } from '../call-runtime';
 import { finishCall } from '../finish-call';
-import { ORDER, awaitingEvents, done, TERMINAL, type CallProgress } from './call-progress';
+import {
+  ORDER,
+  awaitingEvents,
+  done,
+  loadCallForProgress,
+  TERMINAL,
+  type CallProgress,
+} from './call-progress';
 import { applyState } from './carrier-events';
+
+/**
+ * The way into every step of a call after its dial (the carrier's events, the safety net's look, the
+ * service ending it): a call that has ended is done; a call the carrier does not have yet (its dial
+ * never got as far as the carrier's id: retried after a crash, or a signal that came first) is dialled
+ * here, by placeCall, the one way a dial goes out; any other goes on to `step` with its carrier id
+ * (`carrierCallIdOf` says where it is, the call's row unless given).
+ */
+export async function afterDial(
+  deps: CoreDeps & CallRuntime,
+  callId: string,
+  step: (call: Call, carrierCallId: string) => Promise<CallProgress>,
+  carrierCallIdOf: (call: Call) => string | null | undefined = (call) => call.carrierCallId,
+): Promise<CallProgress> {
+  const call = await loadCallForProgress(deps.db, callId);
+  if (TERMINAL.has(call.status)) return done(call.status);
+  const carrierCallId = carrierCallIdOf(call);
+  if (!carrierCallId) return placeCall(deps, callId);
+  return step(call, carrierCallId);
+}
 
 /** How long a dial is retried while the carrier is unreachable or overloaded (see CoreConfig). */
 export const DEFAULT_DIAL_RETRY_BOUND_MS = 120_000;

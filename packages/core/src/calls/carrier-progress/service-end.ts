@@ -2,15 +2,8 @@ import type { Call } from '@voice/db';
 import type { CoreDeps } from '../../deps';
 import { CarrierRequestRefused, type ServiceEnd } from '../../telephony/carrier';
 import type { CallRuntime } from '../call-runtime';
-import {
-  ORDER,
-  awaitingEvents,
-  done,
-  loadCallForProgress,
-  TERMINAL,
-  type CallProgress,
-} from './call-progress';
-import { placeCall } from './place-call';
+import { ORDER, awaitingEvents, type CallProgress } from './call-progress';
+import { afterDial } from './place-call';
 
 /**
  * The service ends a call itself: records how (the claim, so the call ends with that reason once the
@@ -61,19 +54,17 @@ export async function endByService(
  * The service ends a call itself (the call workflow's endCall signal): a hang-up with the reason the
  * call ends with, or a hand-over to another number (see endByService).
  */
-export async function endCallAtCarrier(
+export function endCallAtCarrier(
   deps: CoreDeps & CallRuntime,
   callId: string,
   request: ServiceEnd,
 ): Promise<CallProgress> {
-  const call = await loadCallForProgress(deps.db, callId);
-  if (TERMINAL.has(call.status)) return done(call.status);
-  if (!call.carrierCallId) return placeCall(deps, callId);
-  const carrierCallId = call.carrierCallId;
-  await endByService(deps, call, request.action === 'transfer' ? 'transferred' : request.reason, (now) =>
-    request.action === 'transfer'
-      ? deps.carrier.transfer(carrierCallId, request.destination, now)
-      : deps.carrier.hangUp(carrierCallId, now),
-  );
-  return awaitingEvents(deps, call.status, carrierCallId);
+  return afterDial(deps, callId, async (call, carrierCallId) => {
+    await endByService(deps, call, request.action === 'transfer' ? 'transferred' : request.reason, (now) =>
+      request.action === 'transfer'
+        ? deps.carrier.transfer(carrierCallId, request.destination, now)
+        : deps.carrier.hangUp(carrierCallId, now),
+    );
+    return awaitingEvents(deps, call.status, carrierCallId);
+  });
 }
