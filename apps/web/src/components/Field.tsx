@@ -93,3 +93,16 @@ export function TextAreaField({
     />
   );
 }
+
+/** The field of a form that adds a phone number to one of the account's lists: E.164, with its country code. */
+export function PhoneNumberField({ error, hint }: { error: string | undefined; hint?: string }) {
+  return (
+    <Field
+      label="Phone number"
+      name="phone_number"
+      placeholder="+14155550123"
+      hint={hint ?? 'E.164, with the country code'}
+      error={error}
+    />
+  );
+}

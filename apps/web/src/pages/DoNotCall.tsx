@@ -3,11 +3,10 @@ import { AddDoNotCallInput, parseDoNotCallCsv } from '@voice/core/schemas';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
-import { DataTable } from '../components/DataTable';
-import { Field } from '../components/Field';
+import { Field, PhoneNumberField } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
+import { NumberTable } from '../components/NumberTable';
 import { Pager } from '../components/Pager';
-import { formatTime } from '../format';
 
 const PAGE_SIZE = 100;
 /** The api takes at most this many numbers a request; a bigger file would be imported in parts. */
@@ -60,13 +59,7 @@ function AddNumberForm() {
   return (
     <form className="form" onSubmit={submit} noValidate aria-label="Add a number">
       <div className="row">
-        <Field
-          label="Phone number"
-          name="phone_number"
-          placeholder="+14155550123"
-          hint="E.164, with the country code"
-          error={numberError}
-        />
+        <PhoneNumberField error={numberError} />
         <Field label="Reason (optional)" name="reason" error={reasonError} />
       </div>
       <ErrorMessage error={error && !numberError && !reasonError ? errorMessage(error) : null} />
@@ -183,22 +176,12 @@ export function DoNotCallPage() {
       <ErrorMessage error={remove.error} />
       {list.data && (
         <>
-          <DataTable
+          <NumberTable
             caption="Numbers on the do-not-call list"
             rows={rows}
-            rowKey={(row) => row.phone_number}
-            columns={[
-              { header: 'Number', cell: (row) => row.phone_number },
-              { header: 'Reason', cell: (row) => row.reason ?? '—' },
-              { header: 'Added', cell: (row) => formatTime(row.created_at) },
-            ]}
-            removal={{
-              verb: 'Remove',
-              name: (row) => row.phone_number,
-              consequence: 'It can be called again.',
-              remove: (row) => remove.mutate(row.phone_number),
-              pending: remove.isPending,
-            }}
+            detail={{ header: 'Reason', cell: (row) => row.reason ?? '—' }}
+            consequence="It can be called again."
+            remove={remove}
           />
           {rows.length === 0 && pageIndex === 0 && <p>No numbers yet.</p>}
           <Pager

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, errorMessage, fieldError, type Outputs } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
-import { Field } from '../components/Field';
+import { Field, PhoneNumberField } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
 import { formatTime } from '../format';
 
@@ -72,10 +72,7 @@ function AddNumberForm() {
   return (
     <form className="form" onSubmit={submit} noValidate aria-label="Add a phone number">
       <div className="row">
-        <Field
-          label="Phone number"
-          name="phone_number"
-          placeholder="+14155550123"
+        <PhoneNumberField
           hint="A number of the carrier account, E.164"
           error={error && !nameError ? errorMessage(error) : undefined}
         />

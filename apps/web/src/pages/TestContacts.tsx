@@ -2,10 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AddTestContactInput } from '@voice/core/schemas';
 import { api, errorMessage, fieldError } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
-import { DataTable } from '../components/DataTable';
-import { Field } from '../components/Field';
+import { Field, PhoneNumberField } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
-import { formatTime } from '../format';
+import { NumberTable } from '../components/NumberTable';
 
 /** The account's testers' phones: calls to them are test calls, left out of lists and counts by default. */
 export function TestContactsPage() {
@@ -38,13 +37,7 @@ export function TestContactsPage() {
       </p>
       <form className="form" onSubmit={submit} noValidate aria-label="Add a test contact">
         <div className="row">
-          <Field
-            label="Phone number"
-            name="phone_number"
-            placeholder="+14155550123"
-            hint="E.164, with the country code"
-            error={error && !nameError ? errorMessage(error) : undefined}
-          />
+          <PhoneNumberField error={error && !nameError ? errorMessage(error) : undefined} />
           <Field label="Whose phone (optional)" name="name" error={nameError} />
         </div>
         <div className="actions">
@@ -55,22 +48,12 @@ export function TestContactsPage() {
       </form>
       <ErrorMessage error={contacts.error ?? remove.error} />
       {contacts.data && (
-        <DataTable
+        <NumberTable
           caption="Test contacts"
           rows={contacts.data}
-          rowKey={(contact) => contact.id}
-          columns={[
-            { header: 'Number', cell: (contact) => contact.phone_number },
-            { header: 'Whose', cell: (contact) => contact.name ?? '—' },
-            { header: 'Added', cell: (contact) => formatTime(contact.created_at) },
-          ]}
-          removal={{
-            verb: 'Remove',
-            name: (contact) => contact.phone_number,
-            consequence: 'Its calls count as real calls from now on.',
-            remove: (contact) => remove.mutate(contact.phone_number),
-            pending: remove.isPending,
-          }}
+          detail={{ header: 'Whose', cell: (contact) => contact.name ?? '—' }}
+          consequence="Its calls count as real calls from now on."
+          remove={remove}
           empty="No test contacts yet."
         />
       )}
