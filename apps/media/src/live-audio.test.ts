@@ -148,17 +148,15 @@ describe('live audio at the carrier', () => {
     const silence: SpeechToText = { open: async () => ({ send: () => {}, close: async () => {} }) };
     await start({ heard: [], reply: () => ({ say: 'Hi.' }), stt: silence });
     const metricsUrl = media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
-    const welcome =
-      'Hello Dana, this is the clinic calling about your appointment. Is now a good time to talk?';
+    // Each call synthesizes its own welcome, all at once.
+    const welcome = 'Hello Dana, this is the clinic calling about your appointment.';
     const calls = [];
     for (let i = 0; i < 50; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
     // A scrape resets the event loop's figures: what follows is measured from here.
     await fetch(metricsUrl).then((response) => response.text());
     const streams = calls.map((callId) => connect(callId, []));
-    await waitFor('every welcome to play to its end', 120_000, async () =>
-      streams.every((stream) =>
-        stream.record.marks.some((mark) => mark.name.startsWith('m2:') && mark.echoedAt !== null),
-      ),
+    await waitFor('every welcome to be synthesized and heard', 150_000, async () =>
+      streams.every((stream) => stream.record.marks.some((mark) => mark.echoedAt !== null)),
     );
     const metrics = await fetch(metricsUrl).then((response) => response.text());
     const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]) * 1000;
@@ -167,5 +165,5 @@ describe('live audio at the carrier', () => {
       `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms`,
     );
     expect(p99).toBeLessThan(50);
-  }, 180_000);
+  }, 200_000);
 });

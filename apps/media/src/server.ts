@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startSpeechThreads } from '@voice/audio';
 import { WebSocketServer } from 'ws';
 import { startCallConversation, type CallConversationDeps } from './call-conversation';
 import type { ConversationSession } from './conversation/session';
@@ -27,6 +28,7 @@ export async function startMediaServer(
   deps: MediaServerDeps,
   { host, port }: { host: string; port: number },
 ): Promise<MediaServer> {
+  startSpeechThreads();
   const clock = new FrameClock();
   const sessions = new Set<ConversationSession>();
   const metrics = mediaMetrics(() => sessions.size);

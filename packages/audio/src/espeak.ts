@@ -6,23 +6,30 @@ import { parseWav, resample } from './wav';
 /**
  * eSpeak NG's WebAssembly build (the `espeak-ng` npm package, so nothing but Node is needed), run as the
  * espeak-ng program on a pool of worker threads: a sentence takes its thread for a few hundred
- * milliseconds, and the thread that paces calls' audio must never wait for one (nor, at a lower
- * priority, compete with it). Threads start on first use and stop when idle, without holding the
- * process open.
+ * milliseconds, and the thread that paces calls' audio must never wait for one. (Not at a lower
+ * priority: on a busy machine that would starve the agent's speech rather than other work.) One
+ * thread stays up; the others start when needed and stop when idle, none holding the process open.
  */
 let pool: Piscina | null = null;
 
 function espeakPool(): Piscina {
   pool ??= new Piscina({
     filename: new URL('./espeak.worker.mjs', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: Math.max(1, availableParallelism()),
+    minThreads: 1,
+    // A core for the thread that paces the calls, the others for speech.
+    maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 30_000,
     atomics: 'disabled',
-    // Below the main thread's priority (Linux): under a full CPU the clock's ticks still come first.
-    niceIncrement: 10,
   });
   return pool;
+}
+
+/**
+ * Starts the speech threads ahead of the first sentence (a thread starting and loading eSpeak NG takes
+ * a few hundred milliseconds a first caller would otherwise wait): a service that speaks calls it at start.
+ */
+export function startSpeechThreads(): void {
+  espeakPool();
 }
 
 /** Text spoken by eSpeak NG as 16-bit samples at its own rate. */

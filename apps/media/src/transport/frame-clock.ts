@@ -4,7 +4,7 @@ export const FRAME_MS = 20;
  * later than that drops the missed slots from the grid rather than bursting a backlog at the carrier (the
  * speech is not lost: it plays on from where it was, that much later).
  */
-export const CATCH_UP_FRAMES = 2;
+export const CATCH_UP_FRAMES = 1;
 
 /** Something paced by the clock: a line sending its next frame of speech. */
 export interface Paced {
