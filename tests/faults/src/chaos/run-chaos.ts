@@ -261,19 +261,25 @@ export async function runChaos({
   await Promise.all([faultLoop(), campaignLoop(), dialLoop(), inboundLoop()]);
   log('[chaos] load over; waiting for quiescence');
 
-  // Quiescence: every call ended, every contact settled, every delivery finished (the reconciler
-  // repairs what a fault left; it runs every five seconds in each worker).
+  // Quiescence: every call ended and its end handled (its call_ended event recorded: a call's status
+  // is final a step before its workflow records the event, and a fault may hold that step back), every
+  // contact settled, every delivery finished (the reconciler repairs what a fault left; it runs every
+  // five seconds in each worker). An end never handled keeps it from coming: a violation of its own.
   const quietFrom = Date.now();
   let quiescenceMs = -1;
   try {
     await waitFor('quiescence', 240_000, async () => {
-      const [open, unsettled, pending, running] = await Promise.all([
+      const [open, unsettled, pending, running, [unhandled]] = await Promise.all([
         deps.db.call.count({ where: { status: { in: ['initiated', 'ringing', 'ongoing'] } } }),
         deps.db.campaignContact.count({ where: { state: { in: ['queued', 'calling'] } } }),
         deps.db.webhookDelivery.count({ where: { status: 'pending' } }),
         deps.db.campaign.count({ where: { status: { in: ['running', 'scheduled'] } } }),
+        deps.db.$queryRaw<{ calls: number }[]>`
+          SELECT count(*)::int AS calls FROM calls c
+           WHERE c.ended_at IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended')`,
       ]);
-      return open + unsettled + pending + running === 0;
+      return open + unsettled + pending + running + (unhandled?.calls ?? 0) === 0;
     });
     quiescenceMs = Date.now() - quietFrom;
   } catch (error) {
