@@ -243,3 +243,9 @@ export const loudMs = (samples: Int16Array) => {
     if (rms(samples.subarray(at, at + 160)) > 400) loud += 20;
   return loud;
 };
+
+/** A long welcome, for a caller to talk over, and what the caller says. */
+export const OPENING_HOURS =
+  'Let me tell you about all of our opening hours. On Monday we open at eight. On Tuesday we open at nine. ' +
+  'On Wednesday we open at ten. On Thursday we open at eleven. On Friday we open at noon.';
+export const INTERRUPTION = 'Sorry, can I stop you there?';

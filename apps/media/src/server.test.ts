@@ -3,7 +3,7 @@ import { waitFor } from '@voice/dev';
 import { startLlmEmulator } from '@voice/provider-emulators';
 import { espeakTextToSpeech, openAiTextToSpeech, withFallback } from '@voice/providers';
 import { describe, expect, it } from 'vitest';
-import { loudMs, mediaTestHarness, spokenMs } from './media-test-harness';
+import { INTERRUPTION, loudMs, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
 
 /**
  * The media server holding real conversations (media-test-harness.ts): the welcome, the caller's turns,
@@ -101,12 +101,10 @@ describe('a conversation on the media server', () => {
   });
 
   it('stops speaking when the caller talks over it, and keeps only what was played', async () => {
-    const long =
-      'Let me tell you about all of our opening hours. On Monday we open at eight. On Tuesday we open at nine. ' +
-      'On Wednesday we open at ten. On Thursday we open at eleven. On Friday we open at noon.';
-    await start({ heard: ['Sorry, can I stop you there?'], reply: () => ({ say: 'Of course.' }) });
+    const long = OPENING_HOURS;
+    await start({ heard: [INTERRUPTION], reply: () => ({ say: 'Of course.' }) });
     const callId = await answeredCall({ welcomeMessage: long });
-    const stream = connect(callId, [{ pauseMs: 2_500 }, { text: 'Sorry, can I stop you there?' }]);
+    const stream = connect(callId, [{ pauseMs: 2_500 }, { text: INTERRUPTION }]);
     await stream.opened;
     await waitFor('the answer to the interruption to play', 30_000, async () => {
       const clear = stream.record.clears[0];
@@ -127,7 +125,7 @@ describe('a conversation on the media server', () => {
     expect(cut.content.length).toBeGreaterThan(10);
     expect(cut.content.length).toBeLessThan(long.length / 2);
     expect(row.transcript.slice(1).map(({ role, content }) => [role, content])).toEqual([
-      ['caller', 'Sorry, can I stop you there?'],
+      ['caller', INTERRUPTION],
       ['agent', 'Of course.'],
     ]);
     // The model was told only what the caller heard.

@@ -25,6 +25,8 @@ export type CalleeTurn =
 
 export interface MediaStreamRecord {
   streamSid: string;
+  /** When the stream opened (`Date.now()`): the zero of the `at`s below. */
+  openedAt: number;
   /** Every message the service sent, parsed, with when it arrived (ms since the stream opened). */
   received: { at: number; message: Record<string, unknown> }[];
   /** All audio the service sent (8 kHz μ-law), in order. */
@@ -92,6 +94,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   const playedAudio: Buffer[] = [];
   const record: MediaStreamRecord = {
     streamSid,
+    openedAt: 0,
     received: [],
     audio: () => Buffer.concat(sentAudio),
     played: () => Buffer.concat(playedAudio),
@@ -253,6 +256,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     });
     socket.once('open', () => {
       startedAt = Date.now();
+      record.openedAt = startedAt;
       send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
       send({
         event: 'start',
