@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CoreConfig } from './deps';
+import ipaddr from 'ipaddr.js';
 import { bareHost, nonPublicReason } from './network/public-address';
 
 /** The trimmed, non-empty items of a comma-separated setting. */
@@ -106,8 +107,9 @@ export function insecureMediaStreamUrl(url: string | undefined): string | null {
   const { protocol, hostname } = new URL(url);
   if (protocol !== 'ws:') return null;
   const host = bareHost(hostname);
+  // A development machine: a loopback name, or an address the internet does not reach.
   if (host === 'localhost' || host.endsWith('.localhost')) return null;
-  if (nonPublicReason(host) !== null && nonPublicReason(host) !== 'is not an IP address') return null;
+  if (ipaddr.isValid(host) && nonPublicReason(host) !== null) return null;
   return `the media stream URL ${url} is not wss://: Twilio connects media streams over TLS only, so its calls would have no audio (set PUBLIC_URL to https://… or MEDIA_PUBLIC_URL to wss://…)`;
 }
 
