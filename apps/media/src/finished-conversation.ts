@@ -30,7 +30,7 @@ export async function storeFinishedConversation(
   const { callId, log } = call;
   let recordingKey: string | null = recordingKeyFor(callId);
   try {
-    await deps.recordings.put(recordingKey, recordingOf(call.line.tracks));
+    await deps.recordings.put(recordingKey, await recordingOf(call.line.tracks));
   } catch (error) {
     recordingKey = null;
     result.failures.push(`recording: ${(error as Error).message}`);

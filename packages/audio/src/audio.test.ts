@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { mulawDecode, mulawEncode, parseWav, rms, speak, wavToMulaw, writeWav } from './index';
+import {
+  mulawDecode,
+  mulawEncode,
+  mulawEncodeSample,
+  parseWav,
+  rms,
+  speak,
+  wavToMulaw,
+  writeMulawWav,
+  writeWav,
+} from './index';
 
 describe('μ-law', () => {
   it('round-trips speech-range samples within its quantisation step, and encodes silence as 0xff', () => {
@@ -9,6 +19,12 @@ describe('μ-law', () => {
       expect(Math.abs(decoded[i]! - sample)).toBeLessThanOrEqual(Math.abs(sample) / 16 + 8),
     );
     expect(mulawEncode(new Int16Array([0]))[0]).toBe(0xff);
+  });
+
+  it('encodes every 16-bit sample as G.711 computes it', () => {
+    const every = Int16Array.from({ length: 65_536 }, (_, i) => i - 32_768);
+    const encoded = mulawEncode(every);
+    every.forEach((sample, i) => expect(encoded[i]).toBe(mulawEncodeSample(sample)));
   });
 });
 
@@ -60,5 +76,27 @@ describe('WAV files', () => {
     ]);
     expect(parseWav(file)).toEqual({ sampleRate: 8000, samples: left });
     expect(rms(Int16Array.from([3, -4, 3, -4]))).toBeCloseTo(Math.sqrt(12.5));
+  });
+
+  it('writes μ-law channels as the same WAV a second at a time, letting other work run in between', async () => {
+    // Three and a half seconds against two: every byte value, the shorter channel padded with silence.
+    const caller = Buffer.from(Array.from({ length: 28_000 }, (_, i) => (i * 7) % 256));
+    const agent = Buffer.from(Array.from({ length: 16_000 }, (_, i) => (i * 13) % 256));
+    const writing = writeMulawWav([caller, agent]);
+    // Work queued for the event loop's next turn runs before the file is done (each second after the
+    // first waits for a turn), not after it as it would if the file were made at once.
+    let ranBetween = false;
+    setImmediate(() => (ranBetween = true));
+    const sliced = await writing;
+    expect(ranBetween).toBe(true);
+    expect(sliced.equals(writeWav(8000, [mulawDecode(caller), mulawDecode(agent)]))).toBe(true);
+  });
+
+  it('makes one μ-law WAV at a time, in the order asked', async () => {
+    const finished: string[] = [];
+    const long = writeMulawWav([Buffer.alloc(24_000, 0x7f)]).then(() => finished.push('long'));
+    const short = writeMulawWav([Buffer.alloc(4_000, 0x7f)]).then(() => finished.push('short'));
+    await Promise.all([long, short]);
+    expect(finished).toEqual(['long', 'short']);
   });
 });

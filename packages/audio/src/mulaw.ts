@@ -26,14 +26,20 @@ export function mulawDecodeSample(byte: number): number {
   return sign ? -magnitude : magnitude;
 }
 
+/** Every 16-bit sample's μ-law byte (indexed by the sample's two's-complement bits), computed once. */
+const ENCODED = Uint8Array.from({ length: 65_536 }, (_, bits) => mulawEncodeSample((bits << 16) >> 16));
+
 export function mulawEncode(samples: Int16Array): Buffer {
-  const out = Buffer.alloc(samples.length);
-  for (let i = 0; i < samples.length; i++) out[i] = mulawEncodeSample(samples[i]!);
+  const out = Buffer.allocUnsafe(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = ENCODED[samples[i]! & 0xffff]!;
   return out;
 }
 
 /** Every μ-law byte's sample, computed once: decoding is a table lookup per byte. */
 const DECODED = Int16Array.from({ length: 256 }, (_, byte) => mulawDecodeSample(byte));
+
+/** One μ-law byte's sample, by the table. */
+export const mulawDecodeByte = (byte: number): number => DECODED[byte]!;
 
 export function mulawDecode(bytes: Buffer): Int16Array {
   const out = new Int16Array(bytes.length);

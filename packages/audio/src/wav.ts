@@ -1,4 +1,4 @@
-import { mulawEncode, MULAW_SAMPLE_RATE } from './mulaw';
+import { mulawDecodeByte, mulawEncode, MULAW_SAMPLE_RATE } from './mulaw';
 
 /** A 16-bit PCM WAV file's samples (its first channel) and rate. */
 export function parseWav(file: Buffer): { sampleRate: number; samples: Int16Array } {
@@ -52,15 +52,51 @@ export function wavToMulaw(file: Buffer): Buffer {
 
 /** A 16-bit PCM WAV file of one or more channels of equal length (shorter ones are padded with silence). */
 export function writeWav(sampleRate: number, channels: Int16Array[]): Buffer {
+  const { file, data } = emptyWav(sampleRate, channels.length, Math.max(0, ...channels.map((c) => c.length)));
+  channels.forEach((channel, index) => {
+    for (let i = 0; i < channel.length; i++) data[i * channels.length + index] = channel[i]!;
+  });
+  return file;
+}
+
+/** The μ-law files being made, one after the other. */
+let mulawWavs: Promise<unknown> = Promise.resolve();
+
+/**
+ * Channels of 8 kHz μ-law as a 16-bit PCM WAV file (shorter ones padded with silence), decoded a second
+ * at a time with the event loop let go between seconds, and one file at a time: a recording of an hour,
+ * or a hundred calls ending at once, is no stall for the calls the thread also serves, where decoding
+ * each at once would take it for up to half a second.
+ */
+export function writeMulawWav(channels: Buffer[]): Promise<Buffer> {
+  const file = mulawWavs.then(() => decodeMulawWav(channels));
+  mulawWavs = file.catch(() => undefined);
+  return file;
+}
+
+async function decodeMulawWav(channels: Buffer[]): Promise<Buffer> {
   const frames = Math.max(0, ...channels.map((channel) => channel.length));
-  const blockAlign = channels.length * 2;
+  const { file, data } = emptyWav(MULAW_SAMPLE_RATE, channels.length, frames);
+  for (let start = 0; start < frames; start += MULAW_SAMPLE_RATE) {
+    await new Promise((resolve) => setImmediate(resolve));
+    channels.forEach((channel, index) => {
+      const end = Math.min(channel.length, start + MULAW_SAMPLE_RATE);
+      for (let i = start; i < end; i++) data[i * channels.length + index] = mulawDecodeByte(channel[i]!);
+    });
+  }
+  return file;
+}
+
+/** A WAV file's header and its silent data, as samples to fill in interleaved. */
+function emptyWav(sampleRate: number, channels: number, frames: number) {
+  const blockAlign = channels * 2;
   const file = Buffer.alloc(44 + frames * blockAlign);
   file.write('RIFF', 0, 'ascii');
   file.writeUInt32LE(36 + frames * blockAlign, 4);
   file.write('WAVEfmt ', 8, 'ascii');
   file.writeUInt32LE(16, 16);
   file.writeUInt16LE(1, 20);
-  file.writeUInt16LE(channels.length, 22);
+  file.writeUInt16LE(channels, 22);
   file.writeUInt32LE(sampleRate, 24);
   file.writeUInt32LE(sampleRate * blockAlign, 28);
   file.writeUInt16LE(blockAlign, 32);
@@ -68,11 +104,7 @@ export function writeWav(sampleRate: number, channels: Int16Array[]): Buffer {
   file.write('data', 36, 'ascii');
   file.writeUInt32LE(frames * blockAlign, 40);
   // Interleaved in a typed array over the file's data (WAV is little-endian, as this platform is).
-  const data = new Int16Array(file.buffer, file.byteOffset + 44, frames * channels.length);
-  channels.forEach((channel, index) => {
-    for (let i = 0; i < channel.length; i++) data[i * channels.length + index] = channel[i]!;
-  });
-  return file;
+  return { file, data: new Int16Array(file.buffer, file.byteOffset + 44, frames * channels) };
 }
 
 /** Root-mean-square level of 16-bit samples: how loud a frame is. */
