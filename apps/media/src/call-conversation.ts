@@ -1,8 +1,9 @@
 import {
   loadCallAgent,
   placeholdersIn,
+  mediaStreamTokens,
   startConversation,
-  verifyMediaStreamToken,
+  webCallTokens,
   type CoreDeps,
   type RecordingStore,
 } from '@voice/core';
@@ -21,41 +22,61 @@ export interface CallConversationDeps {
   logger: Logger;
 }
 
+/** Who opened a line, as they said: a phone call's media stream (its `<Parameter>`s) or a browser. */
+export type LineOpener =
+  | { kind: 'phone_call'; parameters: Record<string, string> }
+  | { kind: 'web_call'; accessToken: string; accepted: (callId: string) => void };
+
+/** The call a line's token opens: a media stream's for the call it names, a web call's its own. */
+function callOf(deps: CallConversationDeps, opener: LineOpener): string | null {
+  const now = deps.core.clock.now();
+  if (opener.kind === 'web_call')
+    return webCallTokens.verify(deps.core.config.jwtSecret, opener.accessToken, now)?.callId ?? null;
+  const token = mediaStreamTokens.verify(deps.core.config.jwtSecret, opener.parameters.token ?? '', now);
+  return token && token.callId === opener.parameters.callId ? token.callId : null;
+}
+
 /**
- * A call's conversation on a line that has just opened, when the stream's token names that call (and
- * has not expired), the call has an agent, and no other stream has taken it: the agent with the call's
- * variables, the session started, and at its end the conversation stored and the call ended at the
- * carrier as it decided. Else the reason the stream is refused.
+ * A call's conversation on a line that has just opened, when the line's token names that call (and
+ * has not expired), the call is of the line's kind and has an agent, and no other line has taken it:
+ * the agent with the call's variables, the session started, and at its end the conversation stored and
+ * the call ended as it decided (at the carrier for a phone call; a web call's line closes). Else the
+ * reason the line is refused, and nothing is written.
  */
 export async function startCallConversation(
   deps: CallConversationDeps,
   line: Line,
-  parameters: Record<string, string>,
+  opener: LineOpener,
   running: { sessions: Set<ConversationSession>; metrics: MediaMetrics },
 ): Promise<{ refused: string } | undefined> {
-  const token = verifyMediaStreamToken(
-    deps.core.config.jwtSecret,
-    parameters.token ?? '',
-    deps.core.clock.now(),
-  );
-  if (!token || token.callId !== parameters.callId) return { refused: 'invalid or expired stream token' };
-  const { callId } = token;
+  const callId = callOf(deps, opener);
+  if (!callId)
+    return {
+      refused:
+        opener.kind === 'web_call' ? 'invalid or expired access token' : 'invalid or expired stream token',
+    };
   const loaded = await loadCallAgent(deps.core, callId);
   if (!loaded) return { refused: 'the call has no agent' };
-  if (!(await startConversation(deps.core, callId)))
-    return { refused: 'the call has a stream already or has ended' };
+  if (!(await startConversation(deps.core, callId, opener.kind)))
+    return { refused: 'the call has a line already, has ended, or is not of this kind' };
+  if (opener.kind === 'web_call') opener.accepted(callId);
   const log = deps.logger.child({ callId });
   // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
   const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
   if (unfilled.length > 0)
     log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
   const session: ConversationSession = new ConversationSession(line, {
-    agent: loaded.agent,
+    // A web call has no carrier to hand the caller to: its agent does not offer transfers.
+    agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
     providers: deps.providers,
     limits: deps.limits,
     async ended(result) {
       try {
-        await storeFinishedConversation(deps, { callId, transferTo: loaded.transferTo, line, log }, result);
+        await storeFinishedConversation(
+          deps,
+          { callId, kind: opener.kind, transferTo: loaded.transferTo, line, log },
+          result,
+        );
       } finally {
         // Until here the server's stop waits for it.
         running.sessions.delete(session);
@@ -67,7 +88,7 @@ export async function startCallConversation(
     },
   });
   running.sessions.add(session);
-  log.info('conversation started');
+  log.info({ kind: opener.kind }, 'conversation started');
   await session.start();
   return undefined;
 }

@@ -19,12 +19,19 @@ async function withRetries<T>(task: () => Promise<T>): Promise<T> {
 /**
  * The end of a call's conversation: its two-channel recording put in the store, the conversation stored
  * with it (a database that blinks gets a few tries), the call's workflow told (it may be waiting for it),
- * then the call ended at the carrier as the conversation decided (hung up, transferred; nothing when the
- * caller hung up). The call is ended at the carrier even when something before failed.
+ * then the call ended as the conversation decided: at the carrier for a phone call (hung up,
+ * transferred), a web call's line closed; nothing when the caller hung up. The call is ended even when
+ * something before failed.
  */
 export async function storeFinishedConversation(
   deps: Pick<CallConversationDeps, 'core' | 'recordings'>,
-  call: { callId: string; transferTo: string | null; line: Line; log: Logger },
+  call: {
+    callId: string;
+    kind: 'phone_call' | 'web_call';
+    transferTo: string | null;
+    line: Line;
+    log: Logger;
+  },
   result: ConversationResult,
 ): Promise<void> {
   const { callId, log } = call;
@@ -47,6 +54,8 @@ export async function storeFinishedConversation(
     'conversation ended',
   );
   if (result.end === 'user_hangup') return;
+  // A web call ends with its line: no carrier to ask.
+  if (call.kind === 'web_call') return call.line.hangUp(result.end);
   const request: ServiceEnd =
     result.end === 'transferred'
       ? { action: 'transfer', destination: call.transferTo! }

@@ -64,6 +64,8 @@ export interface StartOptions {
   tts?: TextToSpeech;
   /** Speech-to-text other than the emulator's. */
   stt?: SpeechToText;
+  /** Where the server logs (silent unless given). */
+  logger?: pino.Logger;
 }
 
 /** Registers the suite's hooks (a database, a recordings directory; each test's server stopped after it). */
@@ -139,7 +141,7 @@ export function mediaTestHarness() {
         },
         limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
         recordings: localRecordingStore(recordingsDir),
-        logger: pino({ level: 'silent' }),
+        logger: options.logger ?? pino({ level: 'silent' }),
       },
       { host: '127.0.0.1', port: 0 },
     );

@@ -7,13 +7,16 @@ import type { ConversationSession } from './conversation/session';
 import { mediaMetrics } from './metrics';
 import { FrameClock } from './transport/frame-clock';
 import { acceptTwilioStream } from './transport/twilio-stream';
+import { acceptWebCall } from './transport/web-stream';
 
 /**
- * The media server: Twilio's media streams arrive on `/media/twilio`, each a line on the process's one
- * frame clock, taken by its call's conversation (call-conversation.ts). Health and figures over HTTP.
+ * The media server: Twilio's media streams arrive on `/media/twilio` and browsers' web calls on
+ * `/media/web`, each a line on the process's one frame clock, taken by its call's conversation
+ * (call-conversation.ts). Health and figures over HTTP.
  */
 
 export const MEDIA_STREAM_PATH = '/media/twilio';
+export const WEB_CALL_PATH = '/media/web';
 /** A frame this late or later is heard as a gap. */
 const LATE_FRAME_MS = 40;
 
@@ -47,15 +50,35 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
-  const wss = new WebSocketServer({ server, path: MEDIA_STREAM_PATH });
-  wss.on('connection', (socket) =>
-    acceptTwilioStream(
-      socket,
-      clock,
-      (line, parameters) => startCallConversation(deps, line, parameters, { sessions, metrics }),
-      deps.logger,
-    ),
-  );
+  const running = { sessions, metrics };
+  // One WebSocket server for both kinds of line, the path saying which (ws answers an upgrade to any
+  // other path with 400 when it has a path of its own, so the paths are told apart here).
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (request, socket, head) => {
+    const path = new URL(request.url ?? '/', 'http://media').pathname;
+    if (path !== MEDIA_STREAM_PATH && path !== WEB_CALL_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (client) => {
+      if (path === WEB_CALL_PATH)
+        acceptWebCall(
+          client,
+          clock,
+          (line, accessToken, accepted) =>
+            startCallConversation(deps, line, { kind: 'web_call', accessToken, accepted }, running),
+          deps.logger,
+        );
+      else
+        acceptTwilioStream(
+          client,
+          clock,
+          (line, parameters) =>
+            startCallConversation(deps, line, { kind: 'phone_call', parameters }, running),
+          deps.logger,
+        );
+    });
+  });
 
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;

@@ -1,3 +1,4 @@
 export * from './mulaw';
 export * from './wav';
 export * from './espeak';
+export * from './half-band';

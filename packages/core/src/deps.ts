@@ -36,6 +36,11 @@ export interface CoreConfig {
    * the first try; past it the call ends `error` (`failed`). Two minutes when omitted.
    */
   dialRetryBoundMs?: number;
+  /**
+   * How long a web call's access token opens it: a browser that has not connected by then never will, and
+   * the call ends `error`. A minute when omitted; tests shorten it.
+   */
+  webCallConnectMs?: number;
   /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
   campaignRecheckMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */

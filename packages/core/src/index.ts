@@ -24,6 +24,7 @@ export * from './phone-numbers/assign-phone-number';
 export * from './carrier-connections/schemas';
 export * from './carrier-connections/carrier-connections';
 export * from './telephony';
+export * from './call-tokens';
 export * from './demo/seed-demo';
 export * from './validation';
 export * from './system/diagnostics';

@@ -526,6 +526,18 @@ const dialedAsAlpha = (a: Resources) =>
     expect(data).toMatchObject({ call_status: 'initiated', agent_id: a.agentId, from_number: a.phoneNumber }),
   );
 
+/** A web call to Alpha's agent; Beta's agent is not found. */
+const webCallPlan: Plan = {
+  request: (own) => ({ input: { agent_id: own.agentId } }),
+  probes: [
+    {
+      fills: ['agent_id'],
+      request: (_a, b) => ({ input: { agent_id: b.agentId } }),
+      outcome: () => refused(404, ...AGENT_NOT_FOUND),
+    },
+  ],
+};
+
 function dialProbes(withKey: (request: Request, key: string) => Request, keyName: string): Probe[] {
   return [
     {
@@ -654,6 +666,7 @@ const REST_PLANS: Record<string, Plan> = {
       'Idempotency-Key',
     ),
   },
+  createWebCall: webCallPlan,
   listCalls: { probes: callListProbes({ calls: [], total_count: 0 }) },
   listCallsOlder: { probes: callListProbes([]) },
   updateCall: { request: () => ({ input: { metadata: { note: 'matrix' } } }) },
@@ -707,6 +720,7 @@ const TRPC_PLANS: Record<string, Plan> = {
       'idempotency_key',
     ),
   },
+  'calls.createWeb': webCallPlan,
   'calls.get': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.timeline': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.list': { probes: callListProbes({ calls: [], total_count: 0 }) },

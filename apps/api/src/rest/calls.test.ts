@@ -9,6 +9,7 @@ import {
   signUserToken,
   signedRecordingUrl,
   callInclude,
+  webCallTokens,
 } from '@voice/core';
 import { TEST_JWT_SECRET, runCallToEnd } from '@voice/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +206,57 @@ describe('call-dial', () => {
       { headers: { 'idempotency-key': key } },
     );
     expect(res.status).toBe(409);
+  });
+});
+
+describe('web-call-create (extension)', () => {
+  const create = (body: unknown, key = alpha.key) =>
+    http(`${api.url}/functions/v1/web-call-create`, { method: 'POST', key, body });
+
+  it('answers 201 with the call and an access token for it alone; the call is a web call without numbers', async () => {
+    const res = await create({
+      agent_id: alpha.agent.id,
+      vars_provided: { patient: 'Dana' },
+      metadata: { page: 'demo' },
+    });
+    expect(res.status).toBe(201);
+    expect(keysOf(res.json)).toEqual(['access_token', 'agent_id', 'call_id', 'call_status', 'call_type']);
+    expect(res.json).toMatchObject({
+      call_type: 'web_call',
+      call_status: 'initiated',
+      agent_id: alpha.agent.id,
+    });
+    const callId = res.json.call_id as string;
+    expect(webCallTokens.verify(TEST_JWT_SECRET, res.json.access_token as string, new Date())).toEqual({
+      callId,
+    });
+    const got = await http(`${api.url}/functions/v1/call-get/${callId}`, { key: alpha.key });
+    expect(got.json).toMatchObject({
+      call_type: 'web_call',
+      call_status: 'initiated',
+      direction: 'incoming',
+      from_number: '',
+      to_number: '',
+      vars_provided: { patient: 'Dana', clinic: 'Smile' },
+    });
+  });
+
+  it('rejects a bad or foreign agent and bad metadata, and writes nothing', async () => {
+    const before = await api.deps.db.call.count();
+    const cases: [unknown, number, RegExp | string][] = [
+      [{}, 400, 'agent_id is required'],
+      [{ agent_id: 'nope' }, 404, 'Agent not found'],
+      [{ agent_id: beta.agent.id }, 404, 'Agent not found'],
+      [{ agent_id: alpha.agent.id, metadata: 'x' }, 400, /^metadata/],
+      [{ agent_id: alpha.agent.id, metadata: { blob: 'x'.repeat(60_000) } }, 400, /at most 50 KB/],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await create(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(status);
+      expect(keysOf(res.json)).toEqual(['error']);
+      expect(res.json.error).toMatch(message);
+    }
+    expect(await api.deps.db.call.count()).toBe(before);
   });
 });
 

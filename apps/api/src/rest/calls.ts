@@ -3,6 +3,8 @@ import {
   CallIdParams,
   CallListOutput,
   CreatePhoneCallInput,
+  CreateWebCallInput,
+  CreateWebCallOutput,
   DialCallInput,
   DialCallOutput,
   FullCall,
@@ -10,6 +12,7 @@ import {
   OlderFullCall,
   OlderLightweightCall,
   UpdateCallInput,
+  createWebCall,
   dialCallIdempotently,
   getCall,
   getOlderCall,
@@ -56,6 +59,20 @@ export const callRoutes = [
           vars_provided: dynamic_variables,
         })
       ).body,
+  }),
+  defineRoute({
+    operationId: 'createWebCall',
+    dials: true,
+    method: 'POST',
+    path: '/functions/v1/web-call-create',
+    summary:
+      'Extension: start a call from a browser to an agent; its access_token opens the call on the media server once, within a minute',
+    tag: TAG,
+    body: CreateWebCallInput,
+    response: CreateWebCallOutput,
+    successStatus: 201,
+    errors: [400, 404, 422],
+    handler: ({ deps, auth }, { body }) => createWebCall(deps, { accountId: auth.accountId, ...body }),
   }),
   defineRoute({
     operationId: 'getCall',

@@ -129,6 +129,7 @@ export class ConversationSession implements LineListener {
     this.armSilenceTimer(false);
     // A caller's entry is timed from when the caller started to speak.
     this.transcript.push({ role: 'caller', content: text, timestamp_ms: this.callerStartedAt ?? this.now() });
+    this.line.said({ role: 'caller', content: text });
     this.callerStartedAt = null;
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
@@ -173,6 +174,7 @@ export class ConversationSession implements LineListener {
       turn.sentences.push(sentence);
       this.armSilenceTimer(false);
       this.line.play(speech, sentence.mark);
+      this.line.said({ role: 'agent', content: text });
     });
   }
 

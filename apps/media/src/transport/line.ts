@@ -28,6 +28,20 @@ export interface Line {
   drained(): Promise<void>;
   /** The line is done: no more ticks, no more events. */
   close(): void;
+  /**
+   * The service is done with the call, for the reason given: a line whose far end the service ends
+   * itself (a browser's) closes; a phone call's line waits for the carrier, which the call's workflow
+   * asks, to stop it.
+   */
+  hangUp(reason: string): void;
+  /** What was just said, for a far end that shows it (a web call's page); others ignore it. */
+  said(entry: SaidEntry): void;
+}
+
+/** A turn as it is said: the caller's once transcribed, the agent's sentence by sentence as it is spoken. */
+export interface SaidEntry {
+  role: 'agent' | 'caller';
+  content: string;
 }
 
 /** What happens on a line, for the one conversation that holds it. */

@@ -1,179 +1,40 @@
-import { MULAW_SILENCE } from '@voice/audio';
 import type { WebSocket } from 'ws';
-import { AudioTrack } from './audio-track';
-import { FRAME_MS, type FrameClock, type Paced } from './frame-clock';
-import { BYTES_PER_MS, type Line, type LineListener } from './line';
+import type { FrameClock } from './frame-clock';
+import { PacedLine } from './paced-line';
 
 /**
- * The service's side of a Twilio Media Stream, as a Line. The agent's speech goes out paced, one 20 ms
- * frame per tick of the shared clock, rather than handed to Twilio at once: a barge-in then has little
- * to clear, and the recording's agent side is stamped when each frame went out. A `mark` follows every
- * 100 ms of speech and its end; Twilio echoes each once the audio before it has played, and that echo,
- * not the sending, is what the caller has heard.
+ * The service's side of a Twilio Media Stream, as a Line: the agent's frames as `media` messages
+ * (base64 μ-law), `mark` and `clear` messages, all naming the stream; what Twilio sends is handed in by
+ * twilio-stream.ts.
  */
-
-export const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
-/** A mark goes out after this many frames of a speech: how much of it was heard is known to 100 ms. */
-const MARK_EVERY_FRAMES = 5;
-/**
- * How long after the last frame went out speech still unconfirmed counts as heard: Twilio echoes a mark
- * once its buffer has played (a few hundred ms at most); a stream that stops echoing must not keep the
- * agent speaking forever.
- */
-const ECHO_BOUND_MS = 1_500;
-
-interface Speech {
-  id: string;
-  audio: Buffer;
-  frames: number;
-  /** Frames sent, and frames the caller has heard (by the marks echoed). */
-  sent: number;
-  heard: number;
-}
-
-export class TwilioLine implements Line, Paced {
-  readonly openedAt = performance.now();
-  readonly tracks = { caller: new AudioTrack(), agent: new AudioTrack() };
-  /** Speech not yet heard in full, in order: the first ones sent and playing, the last ones queued. */
-  private readonly speeches: Speech[] = [];
-  /** Marks sent and not yet echoed, with the speech and its frames heard once they are. */
-  private readonly marks = new Map<string, { speech: Speech; frames: number }>();
-  private listener: LineListener | null = null;
-  /** The caller's audio that came before a listener did. */
-  private readonly early: Buffer[] = [];
-  private gone = false;
-  private closed = false;
-  private readonly drains: (() => void)[] = [];
-  private echoTimer: NodeJS.Timeout | null = null;
-
+export class TwilioLine extends PacedLine {
   constructor(
     private readonly socket: WebSocket,
     private readonly streamSid: string,
-    private readonly clock: FrameClock,
+    clock: FrameClock,
   ) {
-    clock.add(this);
+    super(clock);
   }
 
-  listen(listener: LineListener): void {
-    this.listener = listener;
-    for (const audio of this.early.splice(0)) listener.audio(audio);
-    if (this.gone) listener.hungUp();
-  }
+  /** A phone call is hung up at the carrier (by the call's workflow), which then stops the stream. */
+  hangUp(): void {}
 
-  get speaking(): boolean {
-    return this.speeches.length > 0;
-  }
+  /** A phone has no screen to show the transcript on. */
+  said(): void {}
 
-  play(audio: Buffer, id: string): void {
-    if (this.closed) return;
-    this.speeches.push({ id, audio, frames: Math.ceil(audio.length / FRAME_BYTES), sent: 0, heard: 0 });
-  }
-
-  heardOf(id: string): { heardMs: number; totalMs: number } | null {
-    const speech = this.speeches.find((s) => s.id === id);
-    return speech ? { heardMs: speech.heard * FRAME_MS, totalMs: speech.frames * FRAME_MS } : null;
-  }
-
-  clear(): void {
-    this.speeches.length = 0;
-    // Twilio echoes the marks it drops at once: they say nothing of what was heard.
-    this.marks.clear();
-    this.send({ event: 'clear', streamSid: this.streamSid });
-    this.settle();
-  }
-
-  drained(): Promise<void> {
-    if (!this.speaking || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.drains.push(resolve));
-  }
-
-  close(): void {
-    this.closed = true;
-    this.clock.remove(this);
-    this.speeches.length = 0;
-    this.marks.clear();
-    this.settle();
-  }
-
-  /** A `media` message: the caller's audio, recorded in the order it came. */
-  received(audio: Buffer): void {
-    this.tracks.caller.append(audio);
-    if (this.listener) this.listener.audio(audio);
-    else this.early.push(audio);
-  }
-
-  /** A `mark` message: the audio before that mark has played. */
-  marked(name: string): void {
-    const mark = this.marks.get(name);
-    if (!mark) return;
-    this.marks.delete(name);
-    this.heardUpTo(mark.speech, mark.frames);
-  }
-
-  /** A `dtmf` message. */
-  pressed(digit: string): void {
-    this.listener?.dtmf(digit);
-  }
-
-  /** The stream stopped or its connection closed. */
-  ended(): void {
-    if (this.gone) return;
-    this.gone = true;
-    this.listener?.hungUp();
-  }
-
-  /** One tick of the shared clock: the next frame of speech, if any. */
-  tick(): void {
-    const speech = this.speeches.find((s) => s.sent < s.frames);
-    if (!speech) return;
-    const offset = speech.sent * FRAME_BYTES;
-    let frame = speech.audio.subarray(offset, offset + FRAME_BYTES);
-    if (frame.length < FRAME_BYTES)
-      frame = Buffer.concat([frame, Buffer.alloc(FRAME_BYTES - frame.length, MULAW_SILENCE)]);
-    speech.sent += 1;
-    this.tracks.agent.appendAt(performance.now() - this.openedAt, frame, FRAME_MS);
+  protected sendFrame(frame: Buffer): void {
     // Written out rather than stringified: fifty a second per call.
     this.sendRaw(
       `{"event":"media","streamSid":"${this.streamSid}","media":{"payload":"${frame.toString('base64')}"}}`,
     );
-    if (speech.sent === 1) this.listener?.speechStarted(speech.id);
-    if (speech.sent % MARK_EVERY_FRAMES === 0 || speech.sent === speech.frames) {
-      const name = `${speech.id}:${speech.sent}`;
-      this.marks.set(name, { speech, frames: speech.sent });
-      this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
-    }
-    if (speech.sent === speech.frames && this.speeches.at(-1) === speech) this.boundEchoes();
   }
 
-  private heardUpTo(speech: Speech, frames: number) {
-    if (!this.speeches.includes(speech)) return;
-    speech.heard = frames;
-    if (frames < speech.frames) return;
-    // Heard in full: so is whatever went before it.
-    const done = this.speeches.splice(0, this.speeches.indexOf(speech) + 1);
-    for (const { id } of done) this.listener?.speechHeard(id);
-    if (this.speeches.length === 0) {
-      this.marks.clear();
-      this.settle();
-      this.listener?.idle();
-    }
+  protected sendMark(name: string): void {
+    this.send({ event: 'mark', streamSid: this.streamSid, mark: { name } });
   }
 
-  /** All speech sent: what Twilio has not confirmed within the bound counts as heard. */
-  private boundEchoes() {
-    if (this.echoTimer) clearTimeout(this.echoTimer);
-    this.echoTimer = setTimeout(() => {
-      this.echoTimer = null;
-      const last = this.speeches.at(-1);
-      if (last && last.sent === last.frames) this.heardUpTo(last, last.frames);
-    }, ECHO_BOUND_MS);
-  }
-
-  /** Nothing left to hear: whoever waits for the line to drain goes on. */
-  private settle() {
-    if (this.echoTimer) clearTimeout(this.echoTimer);
-    this.echoTimer = null;
-    for (const resolve of this.drains.splice(0)) resolve();
+  protected sendClear(): void {
+    this.send({ event: 'clear', streamSid: this.streamSid });
   }
 
   private send(message: Record<string, unknown>) {

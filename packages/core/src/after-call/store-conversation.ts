@@ -9,15 +9,34 @@ export interface ConversationRecord extends Omit<ConversationResult, 'failures'>
 }
 
 /**
- * The media server takes a call's audio stream: only once, and only while the call is in progress,
- * so a second stream for the same call (a replayed token) gets nothing. False when refused.
+ * The media server takes a call's audio line (a phone call's media stream, a web call's browser): only
+ * once, only for a call of that kind, and only while the call is in progress, so a second connection
+ * for the same call (a replayed token) gets nothing. A web call is connected from then on (`ongoing`,
+ * with the transition, in the same statement). False when refused.
  */
-export async function startConversation({ db, clock }: CoreDeps, callId: string): Promise<boolean> {
-  const { count } = await db.call.updateMany({
-    where: { id: callId, mediaStartedAt: null, status: { in: ['initiated', 'ringing', 'ongoing'] } },
-    data: { mediaStartedAt: clock.now() },
-  });
-  return count === 1;
+export async function startConversation(
+  { db, clock }: CoreDeps,
+  callId: string,
+  callType: 'phone_call' | 'web_call' = 'phone_call',
+): Promise<boolean> {
+  const now = clock.now();
+  const connects = callType === 'web_call';
+  const [row] = await db.$queryRaw<{ taken: number }[]>`
+    WITH taken AS (
+      UPDATE calls SET
+        media_started_at = ${now},
+        status = CASE WHEN ${connects} THEN 'ongoing'::"CallStatus" ELSE status END,
+        connected_at = CASE WHEN ${connects} THEN ${now} ELSE connected_at END
+      WHERE id = ${callId}::uuid AND call_type = ${callType} AND media_started_at IS NULL
+        AND status IN ('initiated', 'ringing', 'ongoing')
+      RETURNING id
+    ), logged AS (
+      INSERT INTO call_events (id, call_id, status, at)
+      SELECT gen_random_uuid(), taken.id, 'ongoing'::"CallStatus", ${now} FROM taken WHERE ${connects}
+      ON CONFLICT (call_id, status) DO NOTHING
+    )
+    SELECT count(*)::int AS taken FROM taken`;
+  return row?.taken === 1;
 }
 
 /**

@@ -43,7 +43,7 @@ const instant = fc.oneof(
 type Step =
   | {
       kind: 'insert';
-      calls: { agent: number; status: number; direction: number; test: boolean; at: number }[];
+      calls: { agent: number; status: number; direction: number; test: boolean; web: boolean; at: number }[];
     }
   | { kind: 'status'; pick: number; status: number }
   | { kind: 'softDelete'; pick: number }
@@ -60,6 +60,7 @@ const insertStep = fc.record({
       status: fc.integer({ min: 0, max: STATUSES.length - 1 }),
       direction: fc.integer({ min: 0, max: 1 }),
       test: fc.boolean(),
+      web: fc.boolean(),
       at: instant,
     }),
     { minLength: 1, maxLength: 25 },
@@ -88,6 +89,7 @@ const filterOf = fc.record(
     agents: fc.subarray([0, 1, 2, 3]),
     statuses: fc.subarray([...STATUSES.keys()]),
     directions: fc.subarray([0, 1]),
+    types: fc.subarray(['phone_call', 'web_call']),
     includeTestCalls: fc.boolean(),
     from: instant,
     until: instant,
@@ -144,6 +146,7 @@ describe('call counts', () => {
                 status: STATUSES[call.status]!,
                 direction: DIRECTIONS[call.direction]!,
                 isTestCall: call.test,
+                callType: call.web ? 'web_call' : 'phone_call',
                 fromNumber: '+14155550100',
                 toNumber: '+14155550101',
                 createdAt: new Date(call.at),
@@ -178,6 +181,7 @@ describe('call counts', () => {
                 : {}),
               ...(f.statuses ? { statuses: f.statuses.map((s) => STATUSES[s]!) } : {}),
               ...(f.directions ? { directions: f.directions.map((d) => DIRECTIONS[d]!) } : {}),
+              ...(f.types ? { callTypes: f.types } : {}),
               ...(f.from !== undefined ? { from: f.from } : {}),
               ...(f.until !== undefined ? { until: f.until } : {}),
             };
@@ -188,6 +192,7 @@ describe('call counts', () => {
               ...(filter.agentIds ? { agentId: { in: [...filter.agentIds] } } : {}),
               ...(f.statuses ? { status: { in: f.statuses.map((s) => STATUSES[s]!) } } : {}),
               ...(f.directions ? { direction: { in: f.directions.map((d) => DIRECTIONS[d]!) } } : {}),
+              ...(f.types ? { callType: { in: f.types } } : {}),
               createdAt: {
                 ...(filter.from !== undefined ? { gte: new Date(filter.from) } : {}),
                 ...(filter.until !== undefined ? { lte: new Date(filter.until) } : {}),

@@ -14,6 +14,7 @@ export interface CallCountFilter {
   agentIds?: readonly string[];
   statuses?: readonly string[];
   directions?: readonly string[];
+  callTypes?: readonly string[];
   includeTestCalls: boolean;
   /** Start times in Unix ms, both inclusive; a missing bound is open. */
   from?: number;
@@ -90,13 +91,20 @@ const NO_AGENT = '00000000-0000-0000-0000-000000000000';
  */
 export function filterConditions(filter: CallCountFilter): Prisma.Sql[] | null {
   const agentIds = filter.agentIds?.filter((id) => id !== NO_AGENT);
-  if (agentIds?.length === 0 || filter.statuses?.length === 0 || filter.directions?.length === 0) return null;
+  if (
+    agentIds?.length === 0 ||
+    filter.statuses?.length === 0 ||
+    filter.directions?.length === 0 ||
+    filter.callTypes?.length === 0
+  )
+    return null;
   const conditions: Prisma.Sql[] = [];
   if (!filter.includeTestCalls) conditions.push(Prisma.sql`is_test_call = false`);
   if (agentIds) conditions.push(Prisma.sql`agent_id = ANY(${agentIds}::uuid[])`);
   if (filter.statuses) conditions.push(Prisma.sql`status = ANY(${[...filter.statuses]}::"CallStatus"[])`);
   if (filter.directions)
     conditions.push(Prisma.sql`direction = ANY(${[...filter.directions]}::"CallDirection"[])`);
+  if (filter.callTypes) conditions.push(Prisma.sql`call_type = ANY(${[...filter.callTypes]}::text[])`);
   return conditions;
 }
 

@@ -44,7 +44,7 @@ export function toLightweightCall(row: ListedCallRow, { includeSummary = false }
   const { start, duration } = callTiming(row);
   return {
     call_id: row.id,
-    call_type: row.callType as 'phone_call',
+    call_type: row.callType as 'phone_call' | 'web_call',
     call_status: row.status,
     disconnection_reason: row.disconnectionReason as LightweightCall['disconnection_reason'],
     // No agent: an incoming call refused because its number had none (docs/telephony.md).

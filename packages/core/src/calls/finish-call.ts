@@ -85,10 +85,9 @@ export async function finishCall(
   const events: { status: CallStatus; reason: string | null; at: Date }[] = [];
   const analysis = ended.answeredAt ? conversation : null;
   if (ended.answeredAt) {
-    events.push(
-      { status: 'ringing', reason: null, at: ended.answeredAt },
-      { status: 'ongoing', reason: null, at: ended.answeredAt },
-    );
+    // A web call does not ring: the browser connecting is its start.
+    if (call.callType !== 'web_call') events.push({ status: 'ringing', reason: null, at: ended.answeredAt });
+    events.push({ status: 'ongoing', reason: null, at: ended.answeredAt });
   } else if (
     ended.outcome !== 'not_in_service' &&
     ended.outcome !== 'carrier_rejected' &&

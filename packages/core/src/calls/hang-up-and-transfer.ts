@@ -19,6 +19,8 @@ async function requestEnd(
   const call = await loadCall(deps.db, accountId, callId);
   if (TERMINAL.has(call.status))
     throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
+  if (call.callType === 'web_call')
+    throw new AppError('CONFLICT', 'A web call is ended by its browser or its agent, not at a carrier');
   const end = await request(call);
   if (!(await deps.workflows.endCall(call.id, end)))
     throw new AppError('CONFLICT', 'The call has already ended');

@@ -7,7 +7,7 @@ import { inAccount } from '../scope';
 import { concurrentCallLimit, countCallsInProgress } from './concurrent-calls';
 import { mergedVariables } from '../agents/variables';
 import { startCallWorkflows } from './dial-call';
-import { mediaStreamFor } from '../telephony/media-stream-token';
+import { mediaStreamFor } from '../telephony/media-stream';
 import { serviceNumberOf, twilioAccountSidOfNumber } from '../telephony/twilio/accounts';
 import { checkTwilioSignature, type TwilioRequest } from '../telephony/twilio/signature';
 

@@ -4,6 +4,7 @@ export * from './simulated/conversation';
 export * from './call-view';
 export * from './recordings';
 export * from './dial-call';
+export * from './create-web-call';
 export * from './call-runtime';
 export * from './carrier-progress';
 export * from './finish-call';

@@ -20,6 +20,7 @@ function countFilter({ filter_criteria: f }: ListCallsData): CallCountFilter | n
     ...(f.agent_id ? { agentIds: f.agent_id } : {}),
     ...(f.call_status ? { statuses: f.call_status } : {}),
     ...(f.direction ? { directions: f.direction } : {}),
+    ...(f.call_type ? { callTypes: f.call_type } : {}),
     ...(lower !== undefined && lower > EARLIEST_MS ? { from: lower } : {}),
     ...(upper !== undefined && upper < LATEST_MS ? { until: upper } : {}),
   };

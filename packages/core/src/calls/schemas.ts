@@ -61,6 +61,32 @@ export type DialCallOutput = z.infer<typeof DialCallOutput>;
 
 export const CallIdParams = z.object({ call_id: z.string() });
 
+const Metadata = z
+  .record(z.string(), z.unknown(), 'metadata must be an object')
+  .refine(
+    (value) => new TextEncoder().encode(JSON.stringify(value)).length <= 50 * 1024,
+    'must be at most 50 KB',
+  );
+
+/** Extension: a call from a browser to an agent (docs/voice.md, "Web calls"). */
+export const CreateWebCallInput = z.object({
+  agent_id: z.string(),
+  vars_provided: Variables.optional(),
+  metadata: Metadata.optional(),
+});
+export type CreateWebCallInput = z.input<typeof CreateWebCallInput>;
+export type CreateWebCallData = z.output<typeof CreateWebCallInput>;
+
+export const CreateWebCallOutput = z.object({
+  call_id: z.uuid(),
+  call_type: z.literal('web_call'),
+  call_status: z.literal('initiated'),
+  agent_id: z.uuid(),
+  /** What the browser connects with: single-use, for this call only, valid for a minute. */
+  access_token: z.string(),
+});
+export type CreateWebCallOutput = z.infer<typeof CreateWebCallOutput>;
+
 const Threshold = z.object({
   lower_threshold: z.number().int('must be an integer (Unix ms)').optional(),
   upper_threshold: z.number().int('must be an integer (Unix ms)').optional(),
@@ -72,6 +98,8 @@ export const ListCallsInput = z.object({
       agent_id: z.array(z.uuid('must be a UUID')).optional(),
       call_status: z.array(z.enum(CALL_STATUSES)).optional(),
       direction: z.array(z.enum(['incoming', 'outgoing'])).optional(),
+      /** Extension: phone calls, web calls or both (both when omitted). */
+      call_type: z.array(z.enum(['phone_call', 'web_call'])).optional(),
       start_timestamp: Threshold.optional(),
       include_test_calls: z.boolean().default(false),
       include_summary: z.boolean().default(false),
@@ -89,14 +117,7 @@ export const ListCallsInput = z.object({
 export type ListCallsInput = z.input<typeof ListCallsInput>;
 export type ListCallsData = z.output<typeof ListCallsInput>;
 
-export const UpdateCallInput = z.object({
-  metadata: z
-    .record(z.string(), z.unknown(), 'metadata must be an object')
-    .refine(
-      (value) => new TextEncoder().encode(JSON.stringify(value)).length <= 50 * 1024,
-      'must be at most 50 KB',
-    ),
-});
+export const UpdateCallInput = z.object({ metadata: Metadata });
 
 const TranscriptEntry = z.object({
   role: z.enum(['agent', 'caller', 'system']),

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import {
   AddTestContactInput,
+  CreateWebCallInput,
   DialCallInput,
   ListCallsInput,
   UpdateCallInput,
   addTestContact,
+  createWebCall,
   deleteCall,
   dialCallIdempotently,
   getCall,
@@ -31,6 +33,10 @@ export const callsRouter = router({
         })
       ).body,
   ),
+  /** A call from the browser to an agent: its access token opens it on the media server (`/media/web`). */
+  createWeb: dialProcedure
+    .input(CreateWebCallInput)
+    .mutation(({ ctx, input }) => createWebCall(ctx.deps, { accountId: ctx.accountId, ...input })),
   get: accountProcedure
     .input(CallId)
     .query(({ ctx, input }) => getCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),

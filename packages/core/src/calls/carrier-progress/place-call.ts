@@ -5,6 +5,7 @@ import { pauseCampaignFor } from '../../campaigns/control-campaign';
 import { ACCOUNT_REFUSED_REASON, CarrierAccountRefused, CarrierRefusal } from '../../telephony/carrier';
 import type { CallRuntime } from '../call-runtime';
 import { finishCall } from '../finish-call';
+import { webCallProgress } from '../web-call-progress';
 import {
   ORDER,
   awaitingEvents,
@@ -39,7 +40,7 @@ export async function afterDial(
 export const DEFAULT_DIAL_RETRY_BOUND_MS = 120_000;
 
 /**
- * Dials through the carrier at most once. The attempt is recorded before the carrier is asked; an
+ * Dials through the carrier at most once (a web call is not dialled: webCallProgress says where it is). The attempt is recorded before the carrier is asked; an
  * activity retried after a crash in between (the carrier accepted the call, its id was never stored)
  * first looks for the call it may already have placed (the carrier's calls from this number to that
  * one since the first attempt, not claimed by another call) and adopts it rather than dialing again.
@@ -60,6 +61,8 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   });
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   if (TERMINAL.has(call.status)) return done(call.status);
+  // A web call has no carrier: its browser connects to the media server by itself.
+  if (call.callType === 'web_call') return webCallProgress(deps, call);
   if (call.carrierCallId) return awaitingEvents(deps, call.status, call.carrierCallId);
   const firstAttemptAt = call.dialAttemptedAt;
   // What the carrier is asked, each failure classified: a refusal settles the call, anything else is

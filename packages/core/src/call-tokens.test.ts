@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMediaStreamToken, verifyMediaStreamToken } from './media-stream-token';
+import { createMediaStreamToken, verifyMediaStreamToken, webCallTokens } from './call-tokens';
 
 const SECRET = 'a-secret-of-at-least-thirty-two-characters';
 const CALL = '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
@@ -26,5 +26,16 @@ describe('media stream tokens', () => {
     ).toBeNull();
     for (const bad of ['', 'v1', `v2.${CALL}.${expires}.${signature}`, `${token}.x`, token.slice(0, -2)])
       expect(verifyMediaStreamToken(SECRET, bad, now)).toBeNull();
+  });
+});
+
+describe('web call tokens', () => {
+  it('name their call, and never open a media stream, nor a media stream token a web call', () => {
+    const web = webCallTokens.create(SECRET, CALL, { now, validForMs: 60_000 });
+    expect(webCallTokens.verify(SECRET, web, now)).toEqual({ callId: CALL });
+    expect(webCallTokens.verify(SECRET, web, new Date(now.getTime() + 60_000))).toBeNull();
+    expect(verifyMediaStreamToken(SECRET, web, now)).toBeNull();
+    const stream = createMediaStreamToken(SECRET, CALL, { now, validForMs: 60_000 });
+    expect(webCallTokens.verify(SECRET, stream, now)).toBeNull();
   });
 });

@@ -1,0 +1,104 @@
+import WebSocket from 'ws';
+
+/**
+ * A browser's side of a web call, for the media server's tests: it says its access token, speaks 16 kHz
+ * PCM in real time (20 ms messages), plays the agent's audio as a browser would (in order, in real
+ * time from its arrival) and echoes each mark once the audio before it has played, and keeps what the
+ * page would show.
+ */
+
+export type WebCallerTurn = { pauseMs: number } | { audio: Int16Array };
+
+export interface WebCallRecord {
+  callId: string | null;
+  /** The agent's audio as it arrived (16 kHz PCM samples). */
+  agentAudio: Int16Array[];
+  transcript: { role: string; content: string }[];
+  ended: string | null;
+  closed: { code: number; reason: string } | null;
+}
+
+export function openWebCall({
+  url,
+  accessToken,
+  script = [],
+}: {
+  url: string;
+  accessToken: string;
+  script?: WebCallerTurn[];
+}) {
+  const socket = new WebSocket(url);
+  const record: WebCallRecord = { callId: null, agentAudio: [], transcript: [], ended: null, closed: null };
+  /** When what has arrived so far will have played (ms, performance.now()). */
+  let playedUntil = 0;
+  let spoken: () => void = () => {};
+  const speaking = new Promise<void>((resolve) => (spoken = resolve));
+  const closed = new Promise<WebCallRecord['closed']>((resolve) =>
+    socket.on('close', (code, reason) => {
+      record.closed = { code, reason: reason.toString() };
+      resolve(record.closed);
+    }),
+  );
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.on('open', () => {
+      socket.send(JSON.stringify({ event: 'start', access_token: accessToken }));
+      resolve();
+    });
+    socket.on('error', reject);
+  });
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) {
+      const bytes = data as Buffer;
+      const samples = new Int16Array(bytes.length / 2);
+      for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
+      record.agentAudio.push(samples);
+      playedUntil = Math.max(playedUntil, performance.now()) + samples.length / 16;
+      return;
+    }
+    const message = JSON.parse(String(data)) as Record<string, string>;
+    if (message.event === 'started') {
+      record.callId = message.call_id!;
+      void speak(script).then(spoken);
+    } else if (message.event === 'mark') {
+      const name = message.name!;
+      setTimeout(
+        () => {
+          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ event: 'mark', name }));
+        },
+        Math.max(0, playedUntil - performance.now()),
+      );
+    } else if (message.event === 'clear') playedUntil = performance.now();
+    else if (message.event === 'transcript')
+      record.transcript.push({ role: message.role!, content: message.content! });
+    else if (message.event === 'ended') record.ended = message.reason!;
+  });
+
+  // A microphone sends all the time: a pause is silence.
+  async function speak(turns: WebCallerTurn[]) {
+    for (const turn of turns) {
+      const audio = 'audio' in turn ? turn.audio : new Int16Array(turn.pauseMs * 16);
+      for (let at = 0; at < audio.length && socket.readyState === socket.OPEN; at += 320) {
+        const frame = audio.subarray(at, at + 320);
+        socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+        await sleep(20);
+      }
+    }
+  }
+
+  return {
+    record,
+    opened,
+    closed,
+    /** Resolves once the call has started and the script has been spoken. */
+    spoken: () => speaking,
+    hangUp() {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ event: 'hangup' }));
+    },
+    stop() {
+      socket.close();
+      return closed;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

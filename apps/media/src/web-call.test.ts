@@ -1,0 +1,122 @@
+import { MULAW_SAMPLE_RATE, mulawDecode, resample, rms, speak } from '@voice/audio';
+import { createMediaStreamToken, createWebCall, webCallTokens } from '@voice/core';
+import { waitFor } from '@voice/dev';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { loudMs, mediaTestHarness } from './media-test-harness';
+import { openWebCall } from './web-call-client';
+
+const media = mediaTestHarness();
+
+const WELCOME = 'Hello, this is the clinic.';
+const QUESTION = 'What time do you open tomorrow?';
+const ANSWER = 'We open at nine in the morning.';
+
+/** What the browser's microphone hears: the caller's words as 16 kHz PCM. */
+async function callerSpeech(text: string): Promise<Int16Array> {
+  return resample(mulawDecode(await speak(text)), MULAW_SAMPLE_RATE, 16_000);
+}
+
+/** A web call to the suite's agent, as web-call-create makes it. */
+async function webCall() {
+  const agent = await media.deps.db.agent.findFirstOrThrow();
+  return createWebCall(media.deps, { accountId: agent.accountId, agent_id: agent.id });
+}
+
+const webUrl = () => media.harness.server.url.replace('/media/twilio', '/media/web');
+
+describe('web calls', () => {
+  it('holds a conversation with a browser: 16 kHz both ways, the transcript shown as it is said, recorded as a phone call is', async () => {
+    await media.answeredCall({ welcomeMessage: WELCOME });
+    await media.start({ reply: () => ({ say: ANSWER }), heard: [QUESTION] });
+    const created = await webCall();
+    const browser = openWebCall({
+      url: webUrl(),
+      accessToken: created.access_token,
+      script: [{ pauseMs: 2_500 }, { audio: await callerSpeech(QUESTION) }, { pauseMs: 3_500 }],
+    });
+    await browser.opened;
+    await browser.spoken();
+    browser.hangUp();
+    const call = await media.storedCall(created.call_id);
+
+    expect(browser.record.callId).toBe(created.call_id);
+    // The agent's audio reached the browser at 16 kHz: seconds of it, not silence.
+    const agentAudio = Int16Array.from(browser.record.agentAudio.flatMap((frame) => [...frame]));
+    expect(agentAudio.length / 16_000).toBeGreaterThan(2);
+    expect(rms(agentAudio)).toBeGreaterThan(500);
+    expect(browser.record.transcript).toEqual([
+      { role: 'agent', content: WELCOME },
+      { role: 'caller', content: QUESTION },
+      { role: 'agent', content: ANSWER },
+    ]);
+    expect(call.transcript.map(({ role, content }) => ({ role, content }))).toEqual(
+      browser.record.transcript,
+    );
+    expect(call).toMatchObject({
+      callType: 'web_call',
+      status: 'ongoing',
+      conversationEndReason: 'user_hangup',
+    });
+    expect(call.connectedAt).not.toBeNull();
+    expect(
+      await media.deps.db.callEvent.findMany({ where: { callId: call.id }, select: { status: true } }),
+    ).toEqual(expect.arrayContaining([{ status: 'initiated' }, { status: 'ongoing' }]));
+    // The recording: the caller's speech (filtered down to 8 kHz) left, the agent's right.
+    const { left, right } = await media.recording(call.recordingKey!);
+    expect(loudMs(left)).toBeGreaterThan(800);
+    expect(loudMs(right)).toBeGreaterThan(2_000);
+    // Speech-to-text heard the caller as it hears a phone caller: 8 kHz μ-law.
+    expect(media.harness.stt.streams[0]?.query).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
+  });
+
+  it('refuses a token used twice, expired, or not a web call token for that call, and writes nothing', async () => {
+    const phoneCall = await media.answeredCall({ welcomeMessage: WELCOME });
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    await media.start({ reply: () => ({ say: ANSWER }), heard: [], logger });
+    const created = await webCall();
+    const secret = media.deps.config.jwtSecret;
+    const refusedWith = async (accessToken: string) =>
+      (await openWebCall({ url: webUrl(), accessToken }).closed)!;
+
+    const expired = webCallTokens.create(secret, created.call_id, {
+      now: new Date(Date.now() - 120_000),
+      validForMs: 60_000,
+    });
+    expect(await refusedWith(expired)).toEqual({ code: 1008, reason: 'invalid or expired access token' });
+    const streamToken = createMediaStreamToken(secret, created.call_id, {
+      now: new Date(),
+      validForMs: 60_000,
+    });
+    expect(await refusedWith(streamToken)).toEqual({ code: 1008, reason: 'invalid or expired access token' });
+    const forPhoneCall = webCallTokens.create(secret, phoneCall, { now: new Date(), validForMs: 60_000 });
+    expect((await refusedWith(forPhoneCall)).code).toBe(1008);
+    expect(await media.deps.db.call.findUniqueOrThrow({ where: { id: phoneCall } })).toMatchObject({
+      mediaStartedAt: null,
+      status: 'ongoing',
+    });
+    expect(await media.deps.db.call.findUniqueOrThrow({ where: { id: created.call_id } })).toMatchObject({
+      mediaStartedAt: null,
+      status: 'initiated',
+    });
+
+    const first = openWebCall({ url: webUrl(), accessToken: created.access_token });
+    await waitFor('the first browser to be taken', 10_000, async () => first.record.callId !== null);
+    expect(await refusedWith(created.access_token)).toEqual({
+      code: 1008,
+      reason: 'the call has a line already, has ended, or is not of this kind',
+    });
+    expect(first.record.closed).toBeNull();
+    await first.stop();
+    await media.storedCall(created.call_id);
+    // Each refusal is in the log with its reason.
+    const refusals = lines.map((line) => JSON.parse(line) as { msg: string; reason?: string });
+    expect(refusals.filter((line) => line.msg === 'web call refused').map((line) => line.reason)).toEqual([
+      'invalid or expired access token',
+      'invalid or expired access token',
+      'the call has a line already, has ended, or is not of this kind',
+      'the call has a line already, has ended, or is not of this kind',
+    ]);
+  });
+});
