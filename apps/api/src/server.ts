@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import type { CoreDeps } from '@voice/core';
+import { webCallUrl, type CoreDeps } from '@voice/core';
 import pino, { type Logger } from 'pino';
 import { registerCarrierCallbacks } from './http/carrier-callbacks';
 import { registerDashboard } from './http/dashboard';
@@ -96,7 +96,7 @@ export function createServer(
   });
   registerRestRoutes(app, restRoutes, deps.core);
   registerRemovedOperations(app);
-  registerDashboard(app, deps.dashboardDir);
+  registerDashboard(app, deps.dashboardDir, { webCallUrl: webCallUrl(deps.core.config) });
 
   const openApiDocument = buildOpenApiDocument(restRoutes, { publicUrl: deps.core.config.publicUrl });
   app.get('/openapi.json', async () => openApiDocument);

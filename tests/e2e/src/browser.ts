@@ -8,7 +8,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * Headless Chromium with everything that would reach out to the internet turned off (background
  * networking, component updates, sync, QUIC): the tests talk to 127.0.0.1 only.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(
       `The dashboard tests need Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` ` +
@@ -24,6 +24,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--no-first-run',
       '--disable-quic',
       '--disable-gpu',
+      ...extraArgs,
     ],
   });
 }

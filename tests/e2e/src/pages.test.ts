@@ -197,6 +197,8 @@ describe('phone numbers and test contacts', () => {
 
   it('adds a test contact (a bad number refused beside its field) and removes it', async () => {
     await page.getByRole('link', { name: 'Test contacts' }).click();
+    // The numbers page has a "Phone number" field too: the form is filled once this page is there.
+    await page.getByRole('form', { name: 'Add a test contact' }).waitFor();
     await page.getByLabel('Phone number').fill('555');
     await page.getByRole('button', { name: 'Add test contact' }).click();
     await expect

@@ -8,9 +8,11 @@ import {
   SECRETS_KEY,
   serviceEnv,
   startApi,
+  startMedia,
   startWorker,
   stopAll,
   type ApiProcess,
+  type MediaProcess,
   type WorkerProcess,
 } from '@voice/dev';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
@@ -27,6 +29,8 @@ export interface DashboardStack {
   demo: Awaited<ReturnType<typeof seedDemo>>;
   api: ApiProcess;
   worker: WorkerProcess;
+  /** The media server, when the stack was asked for one (web calls). */
+  media: MediaProcess | null;
   browser: Browser;
   /** Both services' output, for a failure's message. */
   output(): string;
@@ -34,19 +38,38 @@ export interface DashboardStack {
   stop(): Promise<void>;
 }
 
-export async function startDashboardStack(workerEnv: Record<string, string> = {}): Promise<DashboardStack> {
+export interface StackExtras {
+  /** Settings every service gets (api, worker and media server). */
+  env?: Record<string, string>;
+  /** A media server with these settings (its providers), before the api and worker, which are told its URL. */
+  media?: Record<string, string>;
+  /** Chromium's extra switches (a fake microphone). */
+  browserArgs?: string[];
+}
+
+export async function startDashboardStack(
+  workerEnv: Record<string, string> = {},
+  extras: StackExtras = {},
+): Promise<DashboardStack> {
   const database = await createTestDatabase();
   const deps = serviceDeps(database.db, { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY });
   const demo = await seedDemo(deps);
-  const env = serviceEnv({
-    databaseUrl: database.url,
-    temporalAddress: inject('temporalAddress'),
-    taskQueue: `e2e-${randomBytes(4).toString('hex')}`,
-  });
+  const base = {
+    ...serviceEnv({
+      databaseUrl: database.url,
+      temporalAddress: inject('temporalAddress'),
+      taskQueue: `e2e-${randomBytes(4).toString('hex')}`,
+    }),
+    ...extras.env,
+  };
+  const media = extras.media
+    ? await startMedia('media', { ...base, ...extras.media }, undefined, 'compiled')
+    : null;
+  const env = media ? { ...base, MEDIA_PUBLIC_URL: media.streamUrl } : base;
   const [api, worker, browser] = await Promise.all([
     startApi('api', env, 'compiled'),
     startWorker('worker', { ...env, ...workerEnv }, 'compiled'),
-    launchBrowser(),
+    launchBrowser(extras.browserArgs),
   ]);
   return {
     database,
@@ -54,15 +77,18 @@ export async function startDashboardStack(workerEnv: Record<string, string> = {}
     demo,
     api,
     worker,
+    media,
     browser,
-    output: () => `--- api\n${api.output()}\n--- worker\n${worker.output()}`,
+    output: () =>
+      `--- api\n${api.output()}\n--- worker\n${worker.output()}` +
+      (media ? `\n--- media\n${media.output()}` : ''),
     async newPage(options = {}) {
       const context = await browser.newContext({ ...options, baseURL: api.url });
       return { context, page: await context.newPage() };
     },
     async stop() {
       await browser.close();
-      await stopAll([api, worker]);
+      await stopAll([api, worker, ...(media ? [media] : [])]);
       await database.drop();
     },
   };

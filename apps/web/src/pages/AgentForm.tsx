@@ -5,6 +5,7 @@ import { api, errorMessage, fieldError } from '../api';
 import { Field } from '../components/Field';
 import { useCheckedSubmit } from '../checked-submit';
 import { Pending } from '../components/Messages';
+import { TalkToAgent } from '../components/TalkToAgent';
 import { AgentEditor, type Agent } from './agent-form/AgentEditor';
 
 /** A copy of the agent under a new name (its webhooks' write-only parts copied by the api). */
@@ -53,7 +54,7 @@ function FlowAgentView({ agent }: { agent: Agent }) {
         <dt>Voice</dt>
         <dd>{agent.voice}</dd>
         <dt>Welcome message</dt>
-        <dd>{agent.welcome_message || '—'}</dd>
+        <dd dir="auto">{agent.welcome_message || '—'}</dd>
         <dt>Given variables</dt>
         <dd>{agent.variables_provided.map((variable) => variable.name).join(', ') || '—'}</dd>
         <dt>Extracted variables</dt>
@@ -90,6 +91,7 @@ export function EditAgentPage() {
         <Link to="/agents">Agents</Link> /
       </p>
       <h1>{agent.data.name}</h1>
+      <TalkToAgent agentId={agent.data.agent_id} />
       {agent.data.agent_type === 'conversationalFlow' ? (
         <FlowAgentView agent={agent.data} />
       ) : (

@@ -20,7 +20,7 @@ function Variables({ title, values }: { title: string; values: Record<string, un
           {entries.map(([name, value]) => (
             <div key={name}>
               <dt>{name}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+              <dd dir="auto">{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
             </div>
           ))}
         </dl>
@@ -162,7 +162,7 @@ export function CallPage() {
       </p>
       <div className="page-head">
         <h1>
-          Call to {data.to_number}
+          {data.call_type === 'web_call' ? 'Web call' : `Call to ${data.to_number}`}
           <span className="visually-hidden"> ({data.call_id})</span>
         </h1>
         <span className={`status status-${data.call_status}`}>{humanize(data.call_status)}</span>
@@ -181,9 +181,15 @@ export function CallPage() {
           <dd>{data.direction}</dd>
         </div>
         <div>
-          <dt>From</dt>
-          <dd>{data.from_number}</dd>
+          <dt>Line</dt>
+          <dd>{data.call_type === 'web_call' ? 'Web call (browser)' : 'Phone call'}</dd>
         </div>
+        {data.call_type !== 'web_call' && (
+          <div>
+            <dt>From</dt>
+            <dd>{data.from_number}</dd>
+          </div>
+        )}
         <div>
           <dt>Agent</dt>
           <dd>{data.agent ? `${data.agent.name} (v${data.agent.version})` : '—'}</dd>
@@ -208,7 +214,7 @@ export function CallPage() {
         <p className="hint">No recording.</p>
       )}
       <h2>Summary</h2>
-      <p>{data.summary ?? '—'}</p>
+      <p dir="auto">{data.summary ?? '—'}</p>
       <h2>Transcript</h2>
       {data.transcript.length === 0 ? (
         <p className="hint">Nothing was said.</p>
@@ -220,7 +226,7 @@ export function CallPage() {
                 {entry.role === 'system' ? 'System note' : humanize(entry.role)}{' '}
                 <small>{formatDuration(entry.timestamp_ms)}</small>
               </span>
-              {entry.content}
+              <span dir="auto">{entry.content}</span>
             </li>
           ))}
         </ol>

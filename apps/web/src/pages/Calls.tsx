@@ -187,8 +187,8 @@ export function CallsPage() {
                     </td>
                     <td>{call.agent?.name ?? '—'}</td>
                     <td>{call.direction}</td>
-                    <td>{call.from_number}</td>
-                    <td>{call.to_number}</td>
+                    <td>{call.call_type === 'web_call' ? 'Web call' : call.from_number}</td>
+                    <td>{call.call_type === 'web_call' ? '—' : call.to_number}</td>
                     <td>{formatDuration(call.duration_ms)}</td>
                   </tr>
                 ))}

@@ -15,6 +15,19 @@ export const webCallConnectMs = (config: CoreDeps['config']) =>
   config.webCallConnectMs ?? DEFAULT_WEB_CALL_CONNECT_MS;
 
 /**
+ * Where browsers connect for web calls: the media server's `/media/web`, beside its `/media/twilio`
+ * (MEDIA_PUBLIC_URL, else PUBLIC_URL's host); null when the media stream URL has a path of its own.
+ */
+export function webCallUrl(config: CoreDeps['config']): string | null {
+  const stream = config.mediaStreamUrl;
+  if (!stream) return null;
+  const url = new URL(stream);
+  if (!url.pathname.endsWith('/media/twilio')) return null;
+  url.pathname = url.pathname.replace(/\/media\/twilio$/, '/media/web');
+  return url.toString();
+}
+
+/**
  * A web call: a call whose line is a browser's WebSocket to the media server rather than a phone
  * network. It is created `initiated`, with an access token the browser connects with (single-use: the
  * media server takes a call's line once; bound to the call; valid for a minute), and runs the same call

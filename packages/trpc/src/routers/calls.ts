@@ -8,6 +8,7 @@ import {
   addTestContact,
   createWebCall,
   deleteCall,
+  webCallUrl,
   dialCallIdempotently,
   getCall,
   getCallTimeline,
@@ -37,6 +38,8 @@ export const callsRouter = router({
   createWeb: dialProcedure
     .input(CreateWebCallInput)
     .mutation(({ ctx, input }) => createWebCall(ctx.deps, { accountId: ctx.accountId, ...input })),
+  /** Where the browser connects for a web call (the media server's `/media/web`); null when not known. */
+  webCallUrl: accountProcedure.query(({ ctx }) => ({ url: webCallUrl(ctx.deps.config) })),
   get: accountProcedure
     .input(CallId)
     .query(({ ctx, input }) => getCall(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),

@@ -123,6 +123,8 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
       <TextAreaField
         label="Prompt"
         name="prompt"
+        dir="auto"
+        lang={agent?.language}
         rows={8}
         defaultValue={agent?.prompt ?? ''}
         error={fieldError(error, 'prompt')}
@@ -130,6 +132,8 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
       <TextAreaField
         label="Welcome message"
         name="welcome_message"
+        dir="auto"
+        lang={agent?.language}
         rows={2}
         defaultValue={agent?.welcome_message ?? ''}
         error={fieldError(error, 'welcome_message')}

@@ -1,0 +1,110 @@
+import { useQuery } from '@tanstack/react-query';
+import { startWebCall, type WebCall } from '@voice/web-call';
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { api, errorMessage } from '../api';
+import { ErrorMessage } from './Messages';
+
+type Phase = 'idle' | 'starting' | 'connected' | 'ended';
+
+interface Said {
+  role: 'agent' | 'caller';
+  content: string;
+}
+
+/**
+ * "Talk to this agent": a web call from this page (the microphone to the agent, the agent to the
+ * speakers), with the conversation's transcript as it goes, a hang-up, and at the end a link to the
+ * call's page. The media server must be reachable from the browser (docs/dashboard.md).
+ */
+export function TalkToAgent({ agentId }: { agentId: string }) {
+  const endpoint = useQuery({ queryKey: ['calls.webCallUrl'], queryFn: () => api.calls.webCallUrl.query() });
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [callId, setCallId] = useState<string | null>(null);
+  const [said, setSaid] = useState<Said[]>([]);
+  const [agentSpeaking, setAgentSpeaking] = useState(false);
+  const [heardMs, setHeardMs] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [endReason, setEndReason] = useState<string | null>(null);
+  const call = useRef<WebCall | null>(null);
+
+  // Leaving the page hangs up.
+  useEffect(() => () => call.current?.hangUp(), []);
+  useEffect(() => {
+    if (phase !== 'connected') return;
+    const timer = setInterval(() => setHeardMs(call.current?.stats().agentLoudMs ?? 0), 250);
+    return () => clearInterval(timer);
+  }, [phase]);
+
+  async function start() {
+    const url = endpoint.data?.url;
+    if (!url) return;
+    setPhase('starting');
+    setSaid([]);
+    setError(null);
+    setEndReason(null);
+    setHeardMs(0);
+    try {
+      const created = await api.calls.createWeb.mutate({ agent_id: agentId });
+      setCallId(created.call_id);
+      // The worklet from the api's origin: the dashboard's policy allows no `blob:` scripts.
+      const started = startWebCall({
+        url,
+        accessToken: created.access_token,
+        workletUrl: '/app/web-call-worklet.js',
+      });
+      call.current = started;
+      started.on((event) => {
+        if (event.type === 'connected') setPhase('connected');
+        else if (event.type === 'transcript')
+          setSaid((before) => [...before, { role: event.role, content: event.content }]);
+        else if (event.type === 'agent_speaking') setAgentSpeaking(event.speaking);
+        else if (event.type === 'error') setError(event.message);
+        else if (event.type === 'ended') {
+          setHeardMs(started.stats().agentLoudMs);
+          setEndReason(event.reason);
+          setAgentSpeaking(false);
+          setPhase('ended');
+        }
+      });
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setPhase('idle');
+    }
+  }
+
+  if (endpoint.isSuccess && !endpoint.data.url)
+    return <p>Web calls need the media server's public URL (MEDIA_PUBLIC_URL) ending in /media/twilio.</p>;
+  return (
+    <section className="talk" aria-label="Talk to this agent">
+      {phase === 'idle' || phase === 'ended' ? (
+        <button type="button" onClick={() => void start()} disabled={!endpoint.data?.url}>
+          Talk to this agent
+        </button>
+      ) : (
+        <button type="button" className="danger" onClick={() => call.current?.hangUp()}>
+          Hang up
+        </button>
+      )}
+      <p role="status">
+        {phase === 'starting' && 'Connecting…'}
+        {phase === 'connected' &&
+          (agentSpeaking ? 'Connected: the agent is speaking' : 'Connected: listening')}
+        {phase === 'ended' && `Call ended (${endReason})`}
+        {phase !== 'idle' && ` · heard ${(heardMs / 1000).toFixed(1)} s of the agent`}
+      </p>
+      <ErrorMessage error={error} />
+      {said.length > 0 && (
+        <ol className="live-transcript" aria-label="Live transcript">
+          {said.map((entry, index) => (
+            <li key={index} className={entry.role}>
+              <span className="who">{entry.role === 'agent' ? 'Agent' : 'You'}</span>{' '}
+              <span dir="auto">{entry.content}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+      {phase === 'ended' && callId && <Link to={`/calls/${callId}`}>Open the call</Link>}
+    </section>
+  );
+}

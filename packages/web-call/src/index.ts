@@ -1,0 +1,228 @@
+import { WORKLET_SOURCE } from './worklets';
+
+/**
+ * A web call from the browser: the microphone to an agent and the agent to the speakers, over the media
+ * server's `/media/web` WebSocket (docs/voice.md, "Web calls"). No framework; any website can use it:
+ *
+ *     const call = startWebCall({ url: 'wss://media.example.com/media/web', accessToken });
+ *     call.on((event) => {
+ *       if (event.type === 'transcript') show(event.role, event.content);
+ *       if (event.type === 'error') alert(event.message);
+ *     });
+ *     hangUpButton.onclick = () => call.hangUp();
+ *
+ * `accessToken` is what web-call-create answered (your server asks for it with its API key; never put
+ * an API key in a page). The call starts at once; a refused microphone, a connection that fails or is
+ * lost, and a refused token come as `error` events, each followed by `ended`.
+ */
+
+/** The line's audio, both ways: 16-bit PCM, mono, 16 kHz. */
+const SAMPLE_RATE = 16_000;
+/** A caller frame this loud (16-bit RMS) is speech; this long below it, the caller has stopped. */
+const SPEECH_RMS = 500;
+const SPEECH_HANG_MS = 400;
+
+export interface WebCallOptions {
+  /** The media server's web call endpoint, `wss://…/media/web`. */
+  url: string;
+  /** web-call-create's `access_token`: for this call only, once, within a minute. */
+  accessToken: string;
+  /** Microphone constraints; echo cancellation, noise suppression and gain control are on by default. */
+  microphone?: MediaTrackConstraints;
+  /**
+   * Where to load the audio worklet from (WORKLET_SOURCE of `@voice/web-call/worklets`, served as
+   * JavaScript): for a page whose content security policy does not allow `blob:` scripts. A Blob URL of
+   * it when omitted.
+   */
+  workletUrl?: string;
+}
+
+export type WebCallErrorCode =
+  'microphone_denied' | 'microphone_unavailable' | 'connection_failed' | 'connection_lost' | 'refused';
+
+export type WebCallEvent =
+  | { type: 'connected'; callId: string }
+  | { type: 'agent_speaking'; speaking: boolean }
+  | { type: 'caller_speaking'; speaking: boolean }
+  | { type: 'transcript'; role: 'agent' | 'caller'; content: string }
+  | { type: 'ended'; reason: string }
+  | { type: 'error'; code: WebCallErrorCode; message: string };
+
+export interface WebCallStats {
+  /** Milliseconds of the agent's audio played out, and of that how much was louder than silence. */
+  agentPlayedMs: number;
+  agentLoudMs: number;
+}
+
+export interface WebCall {
+  /** Calls `listener` with every event from now on; returns what stops it. */
+  on(listener: (event: WebCallEvent) => void): () => void;
+  /** The caller hangs up: the call ends `user_hangup`. */
+  hangUp(): void;
+  readonly callId: string | null;
+  stats(): WebCallStats;
+  /** Resolves with the reason once the call has ended, however it ended. */
+  readonly ended: Promise<string>;
+}
+
+export function startWebCall(options: WebCallOptions): WebCall {
+  const listeners = new Set<(event: WebCallEvent) => void>();
+  const emit = (event: WebCallEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+  let finish: (reason: string) => void = () => {};
+  const ended = new Promise<string>((resolve) => (finish = resolve));
+  const state = {
+    callId: null as string | null,
+    done: false,
+    stats: { agentPlayedMs: 0, agentLoudMs: 0 },
+  };
+  let teardown: () => void = () => {};
+  let socket: WebSocket | null = null;
+
+  const end = (reason: string, error?: { code: WebCallErrorCode; message: string }) => {
+    if (state.done) return;
+    state.done = true;
+    teardown();
+    // Events after the caller's own code has had a chance to listen (a start that fails at once).
+    queueMicrotask(() => {
+      if (error) emit({ type: 'error', ...error });
+      emit({ type: 'ended', reason });
+      finish(reason);
+    });
+  };
+
+  void (async () => {
+    let microphone: MediaStream;
+    try {
+      microphone = await navigator.mediaDevices.getUserMedia({
+        audio: {
+          echoCancellation: true,
+          noiseSuppression: true,
+          autoGainControl: true,
+          channelCount: 1,
+          ...options.microphone,
+        },
+      });
+    } catch (error) {
+      const denied = (error as DOMException).name === 'NotAllowedError';
+      return end('error', {
+        code: denied ? 'microphone_denied' : 'microphone_unavailable',
+        message: denied
+          ? 'The microphone was not allowed: allow it for this page to talk to the agent.'
+          : `No microphone could be opened (${(error as Error).message}).`,
+      });
+    }
+    if (state.done) return microphone.getTracks().forEach((track) => track.stop());
+    const audio = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 'interactive' });
+    teardown = () => {
+      microphone.getTracks().forEach((track) => track.stop());
+      void audio.close();
+      if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, 'hung up');
+    };
+    if (options.workletUrl) await audio.audioWorklet.addModule(options.workletUrl);
+    else {
+      const moduleUrl = URL.createObjectURL(new Blob([WORKLET_SOURCE], { type: 'text/javascript' }));
+      await audio.audioWorklet.addModule(moduleUrl);
+      URL.revokeObjectURL(moduleUrl);
+    }
+    if (state.done) return;
+    const capture = new AudioWorkletNode(audio, 'voice-capture');
+    const playback = new AudioWorkletNode(audio, 'voice-playback');
+    audio.createMediaStreamSource(microphone).connect(capture);
+    playback.connect(audio.destination);
+    await audio.resume();
+    connect(capture, playback);
+  })().catch((error: unknown) =>
+    end('error', {
+      code: 'connection_failed',
+      message: `The call could not start: ${(error as Error).message}`,
+    }),
+  );
+
+  function connect(capture: AudioWorkletNode, playback: AudioWorkletNode) {
+    const ws = new WebSocket(options.url);
+    socket = ws;
+    ws.binaryType = 'arraybuffer';
+    /** Samples handed to the player so far, and the marks due once it has played up to them. */
+    let queued = 0;
+    let marks: { name: string; at: number }[] = [];
+    let agentSpeaking = false;
+    let callerSpeaking = false;
+    let quietMs = 0;
+    ws.onopen = () => ws.send(JSON.stringify({ event: 'start', access_token: options.accessToken }));
+    ws.onmessage = (message) => {
+      if (message.data instanceof ArrayBuffer) {
+        queued += message.data.byteLength / 2;
+        playback.port.postMessage(message.data, [message.data]);
+        return;
+      }
+      const control = JSON.parse(String(message.data)) as Record<string, string>;
+      if (control.event === 'started') {
+        state.callId = control.call_id ?? null;
+        emit({ type: 'connected', callId: control.call_id! });
+      } else if (control.event === 'mark') marks.push({ name: control.name!, at: queued });
+      else if (control.event === 'clear') {
+        marks = [];
+        playback.port.postMessage('clear');
+      } else if (control.event === 'transcript')
+        emit({ type: 'transcript', role: control.role as 'agent' | 'caller', content: control.content! });
+      else if (control.event === 'ended') end(control.reason ?? 'ended');
+    };
+    ws.onclose = (close) => {
+      if (state.done) return;
+      if (close.code === 1008)
+        end('error', { code: 'refused', message: `The call was refused: ${close.reason}` });
+      else if (state.callId === null)
+        end('error', { code: 'connection_failed', message: 'The media server could not be reached.' });
+      else if (close.code === 1000) end(close.reason || 'ended');
+      else
+        end('error', {
+          code: 'connection_lost',
+          message: `The connection to the agent was lost (${close.code}).`,
+        });
+    };
+    capture.port.onmessage = ({ data }: MessageEvent<{ pcm: ArrayBuffer; rms: number }>) => {
+      if (ws.readyState !== WebSocket.OPEN || state.callId === null) return;
+      ws.send(data.pcm);
+      quietMs = data.rms >= SPEECH_RMS ? 0 : quietMs + 20;
+      const speaking = quietMs < SPEECH_HANG_MS && (callerSpeaking || data.rms >= SPEECH_RMS);
+      if (speaking !== callerSpeaking)
+        emit({ type: 'caller_speaking', speaking: (callerSpeaking = speaking) });
+    };
+    playback.port.onmessage = ({
+      data,
+    }: MessageEvent<{ played: number; loud: number; idle: boolean; cleared?: boolean }>) => {
+      if (data.cleared) {
+        queued = data.played;
+        return;
+      }
+      state.stats = {
+        agentPlayedMs: data.played / 16,
+        agentLoudMs: (data.loud ?? state.stats.agentLoudMs * 16) / 16,
+      };
+      // Every mark whose audio has played is echoed, as Twilio does: what the caller heard.
+      while (marks.length > 0 && marks[0]!.at <= data.played)
+        ws.send(JSON.stringify({ event: 'mark', name: marks.shift()!.name }));
+      const speaking = !data.idle;
+      if (speaking !== agentSpeaking) emit({ type: 'agent_speaking', speaking: (agentSpeaking = speaking) });
+    };
+  }
+
+  return {
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    hangUp() {
+      if (state.done) return;
+      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'hangup' }));
+      end('user_hangup');
+    },
+    get callId() {
+      return state.callId;
+    },
+    stats: () => ({ ...state.stats }),
+    ended,
+  };
+}

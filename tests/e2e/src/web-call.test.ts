@@ -1,0 +1,145 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rms, resample, speakPcm, writeWav } from '@voice/audio';
+import { listCalls, ListCallsInput, modifyAgent, type TranscriptEntry } from '@voice/core';
+import { startWebhookReceiver } from '@voice/core/testing';
+import { waitFor } from '@voice/dev';
+import {
+  DEMO_CALLEE_LINES,
+  demoModel,
+  demoTranscript,
+  startLlmEmulator,
+  startSttEmulator,
+  type LlmEmulator,
+  type SttEmulator,
+} from '@voice/provider-emulators';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn, startDashboardStack, type DashboardStack } from './stack';
+
+/**
+ * Talking to an agent from the dashboard, in Chromium, with a WAV file as the microphone (the caller's
+ * words, made with eSpeak NG): the welcome heard, the caller's words answered, a hang-up; then the call
+ * as every other: listed as a web call, its transcript, two-channel recording, analysis and webhook.
+ * The language model and speech-to-text are their protocol emulators (the demo's conversation).
+ */
+
+let stack: DashboardStack;
+let page: Page;
+let llm: LlmEmulator;
+let stt: SttEmulator;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let dir: string;
+
+/** The caller's side: silence through the welcome, their first line, then silence (played once). */
+async function microphoneWav(path: string) {
+  const { sampleRate, samples } = await speakPcm(DEMO_CALLEE_LINES[0]!);
+  const words = resample(samples, sampleRate, 16_000);
+  const silence = (seconds: number) => new Int16Array(16_000 * seconds);
+  const audio = Int16Array.from([...silence(4), ...words, ...silence(12)]);
+  await writeFile(path, writeWav(16_000, [audio]));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'web-call-e2e-'));
+  const microphone = join(dir, 'caller.wav');
+  await microphoneWav(microphone);
+  llm = await startLlmEmulator({ reply: demoModel });
+  stt = await startSttEmulator({ transcript: demoTranscript });
+  receiver = await startWebhookReceiver();
+  const recordings = join(dir, 'recordings');
+  stack = await startDashboardStack(
+    {},
+    {
+      env: {
+        RECORDINGS_DIR: recordings,
+        WEBHOOK_ALLOWED_HOSTS: receiver.host,
+        OPENAI_API_KEY: 'sk-e2e',
+        OPENAI_BASE_URL: llm.baseUrl,
+      },
+      media: { DEEPGRAM_API_KEY: 'dg-e2e', DEEPGRAM_BASE_URL: stt.url },
+      browserArgs: [
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-audio-capture=${microphone}%noloop`,
+        '--autoplay-policy=no-user-gesture-required',
+      ],
+    },
+  );
+  await modifyAgent(
+    { ...stack.deps, config: { ...stack.deps.config, webhookAllowedHosts: [receiver.host] } },
+    {
+      accountId: stack.demo.accountId,
+      agentId: stack.demo.agentId,
+      webhooks: [{ name: 'e2e', url: `http://${receiver.host}/hook` }],
+    },
+  );
+  ({ page } = await stack.newPage());
+  await page.goto('/app/sign-in');
+  await signIn(page, stack.demo.login.email, stack.demo.login.password);
+  await page.waitForURL('**/app/calls');
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await llm?.stop();
+  await stt?.stop();
+  receiver?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('talking to an agent from the browser', () => {
+  it('hears the welcome, is answered, hangs up, and finds the call as a web call with all of a call', async () => {
+    await page.goto(`/app/agents/${stack.demo.agentId}`);
+    await page.getByRole('button', { name: 'Talk to this agent' }).click();
+    const transcript = page.getByRole('list', { name: 'Live transcript' });
+    // The welcome, the caller's words from the microphone file, and the agent's answer to them.
+    await transcript.getByText(DEMO_CALLEE_LINES[0]!).waitFor({ timeout: 30_000 });
+    await transcript.getByText(/Nice to meet you, Dana!/).waitFor({ timeout: 30_000 });
+    await waitFor('the answer to be heard', 20_000, async () => (await heardSeconds(page)) > 3);
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await page.getByRole('status').getByText('Call ended (user_hangup)').waitFor();
+    // The page played seconds of the agent's speech louder than silence (its pauses not counted).
+    expect(await heardSeconds(page)).toBeGreaterThan(3);
+    const entries = await transcript.getByRole('listitem').allInnerTexts();
+    expect(entries[0]).toMatch(/^Agent /);
+    expect(entries.some((entry) => entry.startsWith('You Hi, this is Dana'))).toBe(true);
+
+    await page.getByRole('link', { name: 'Open the call' }).click();
+    const callId = page.url().split('/').at(-1)!;
+    const deps = stack.deps;
+    await waitFor('the call to end with its analysis', 60_000, async () => {
+      const row = await deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+      return row.status === 'user_hangup' && row.summary !== null;
+    });
+    const listed = await listCalls(deps, {
+      accountId: stack.demo.accountId,
+      ...ListCallsInput.parse({ filter_criteria: { call_type: ['web_call'] } }),
+    });
+    expect(listed.calls.map((call) => [call.call_id, call.call_type])).toEqual([[callId, 'web_call']]);
+    const row = await deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+    const stored = row.transcript as unknown as TranscriptEntry[];
+    expect(stored.map((entry) => entry.role)).toEqual(expect.arrayContaining(['agent', 'caller']));
+    expect(row.summary).toBe('Dana booked an appointment for Tuesday morning.');
+    // Both sides are in the recording: the caller (left) and the agent (right).
+    const wav = await readFile(join(dir, 'recordings', row.recordingKey!));
+    const frames = (wav.length - 44) / 4;
+    const left = Int16Array.from({ length: frames }, (_, i) => wav.readInt16LE(44 + i * 4));
+    const right = Int16Array.from({ length: frames }, (_, i) => wav.readInt16LE(46 + i * 4));
+    expect(rms(left)).toBeGreaterThan(100);
+    expect(rms(right)).toBeGreaterThan(300);
+    await waitFor('the call_ended webhook', 30_000, async () => receiver.received.length > 0);
+    const sent = JSON.parse(receiver.received[0]!.body) as { event: string; call: Record<string, unknown> };
+    expect([sent.event, sent.call.call_id, sent.call.call_type]).toEqual(['call_ended', callId, 'web_call']);
+    // The call's page shows it as a web call, with its transcript.
+    await page.getByRole('heading', { level: 1, name: /^Web call/ }).waitFor();
+    await page.getByText('Web call (browser)').waitFor();
+  });
+});
+
+/** Seconds of the agent the page says it has played. */
+async function heardSeconds(page: Page): Promise<number> {
+  const status = (await page.getByRole('status').first().innerText()) ?? '';
+  return Number(/heard ([\d.]+) s/.exec(status)?.[1] ?? 0);
+}
