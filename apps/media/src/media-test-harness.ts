@@ -149,13 +149,18 @@ export function mediaTestHarness() {
     return harness;
   }
 
-  async function answeredCall(agent: { welcomeMessage: string; prompt?: string; llmModel?: string }) {
+  async function answeredCall(agent: {
+    welcomeMessage: string;
+    prompt?: string;
+    llmModel?: string;
+    language?: string;
+  }) {
     await deps.db.agent.update({
       where: { id: agentId },
       data: {
         welcomeMessage: agent.welcomeMessage,
         prompt: agent.prompt ?? 'You book appointments.',
-        language: 'en',
+        language: agent.language ?? 'en',
         llmModel: agent.llmModel ?? null,
       },
     });

@@ -152,13 +152,24 @@ describe('a conversation on the media server', () => {
   it('apologises and ends the call when the language model keeps failing', async () => {
     await start({ heard: ['Hello?', 'Hello, anyone there?'], reply: () => ({ status: 500 }) });
     const callId = await answeredCall({ welcomeMessage: 'Hi.' });
-    const stream = connect(callId, [
-      { pauseMs: 1_500 },
-      { text: 'Hello?' },
-      { pauseMs: 5_000 },
-      { text: 'Hello, anyone there?' },
-    ]);
+    const stream = connect(callId, []);
     await stream.opened;
+    // The caller speaks once the agent has finished, each time: the welcome, then the apology for the
+    // first failure (every mark played, and nothing more from the service for half a second).
+    const heard = (speeches: number) =>
+      waitFor(`${speeches} of the agent's speeches heard`, 30_000, async () => {
+        const { marks, received, openedAt } = stream.record;
+        const quietFor = Date.now() - openedAt - (received.at(-1)?.at ?? 0);
+        return (
+          new Set(marks.map((mark) => mark.name.split(':')[0])).size >= speeches &&
+          marks.every((mark) => mark.echoedAt !== null) &&
+          quietFor >= 500
+        );
+      });
+    await heard(1);
+    await stream.say({ text: 'Hello?' });
+    await heard(2);
+    await stream.say({ text: 'Hello, anyone there?' });
     const row = await storedCall(callId);
     expect(row.conversationEndReason).toBe('agent_hangup');
     expect(media.harness.ends).toEqual([{ callId, request: { action: 'hang_up', reason: 'agent_hangup' } }]);

@@ -7,7 +7,11 @@ import WebSocket from 'ws';
  * page would show.
  */
 
-export type WebCallerTurn = { pauseMs: number } | { audio: Int16Array };
+export type WebCallerTurn =
+  | { pauseMs: number }
+  | { audio: Int16Array }
+  /** Silence until the agent has said this many sentences and been quiet for half a second since. */
+  | { untilAgentSaid: number };
 
 export interface WebCallRecord {
   callId: string | null;
@@ -31,6 +35,8 @@ export function openWebCall({
   const record: WebCallRecord = { callId: null, agentAudio: [], transcript: [], ended: null, closed: null };
   /** When what has arrived so far will have played (ms, performance.now()). */
   let playedUntil = 0;
+  /** Whether the agent's audio has come since its last sentence was shown (a sentence is shown first). */
+  let audioSinceSaid = true;
   let spoken: () => void = () => {};
   const speaking = new Promise<void>((resolve) => (spoken = resolve));
   const closed = new Promise<WebCallRecord['closed']>((resolve) =>
@@ -52,6 +58,7 @@ export function openWebCall({
       const samples = new Int16Array(bytes.length / 2);
       for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
       record.agentAudio.push(samples);
+      audioSinceSaid = true;
       playedUntil = Math.max(playedUntil, performance.now()) + samples.length / 16;
       return;
     }
@@ -68,18 +75,33 @@ export function openWebCall({
         Math.max(0, playedUntil - performance.now()),
       );
     } else if (message.event === 'clear') playedUntil = performance.now();
-    else if (message.event === 'transcript')
+    else if (message.event === 'transcript') {
       record.transcript.push({ role: message.role!, content: message.content! });
-    else if (message.event === 'ended') record.ended = message.reason!;
+      if (message.role === 'agent') audioSinceSaid = false;
+    } else if (message.event === 'ended') record.ended = message.reason!;
   });
+
+  const silence = new Int16Array(320);
+  const sendFrame = (frame: Int16Array) =>
+    socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+  const agentDone = (sentences: number) =>
+    record.transcript.filter((entry) => entry.role === 'agent').length >= sentences &&
+    audioSinceSaid &&
+    performance.now() - playedUntil >= 500;
 
   // A microphone sends all the time: a pause is silence.
   async function speak(turns: WebCallerTurn[]) {
     for (const turn of turns) {
+      if ('untilAgentSaid' in turn) {
+        while (socket.readyState === socket.OPEN && !agentDone(turn.untilAgentSaid)) {
+          sendFrame(silence);
+          await sleep(20);
+        }
+        continue;
+      }
       const audio = 'audio' in turn ? turn.audio : new Int16Array(turn.pauseMs * 16);
       for (let at = 0; at < audio.length && socket.readyState === socket.OPEN; at += 320) {
-        const frame = audio.subarray(at, at + 320);
-        socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+        sendFrame(audio.subarray(at, at + 320));
         await sleep(20);
       }
     }

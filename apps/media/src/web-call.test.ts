@@ -1,5 +1,5 @@
 import { MULAW_SAMPLE_RATE, mulawDecode, resample, rms, speak } from '@voice/audio';
-import { createMediaStreamToken, createWebCall, webCallTokens } from '@voice/core';
+import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency } from '@voice/core';
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ const QUESTION = 'What time do you open tomorrow?';
 const ANSWER = 'We open at nine in the morning.';
 
 /** What the browser's microphone hears: the caller's words as 16 kHz PCM. */
-async function callerSpeech(text: string): Promise<Int16Array> {
-  return resample(mulawDecode(await speak(text)), MULAW_SAMPLE_RATE, 16_000);
+async function callerSpeech(text: string, voice?: string): Promise<Int16Array> {
+  return resample(mulawDecode(await speak(text, voice)), MULAW_SAMPLE_RATE, 16_000);
 }
 
 /** A web call to the suite's agent, as web-call-create makes it. */
@@ -33,7 +33,7 @@ describe('web calls', () => {
     const browser = openWebCall({
       url: webUrl(),
       accessToken: created.access_token,
-      script: [{ pauseMs: 2_500 }, { audio: await callerSpeech(QUESTION) }, { pauseMs: 3_500 }],
+      script: [{ untilAgentSaid: 1 }, { audio: await callerSpeech(QUESTION) }, { untilAgentSaid: 2 }],
     });
     await browser.opened;
     await browser.spoken();
@@ -66,6 +66,22 @@ describe('web calls', () => {
     const { left, right } = await media.recording(call.recordingKey!);
     expect(loudMs(left)).toBeGreaterThan(800);
     expect(loudMs(right)).toBeGreaterThan(2_000);
+    // The answer's latency, step by step, in order on the call's clock (never in the public transcript).
+    const [turn, ...more] = call.turnLatencies as unknown as TurnLatency[];
+    expect(more).toEqual([]);
+    const steps = [
+      turn!.caller_stopped_ms,
+      turn!.stt_final_ms,
+      turn!.llm_first_token_ms,
+      turn!.first_sentence_synthesized_ms,
+      turn!.first_frame_ms,
+    ];
+    expect(steps.every((step) => typeof step === 'number')).toBe(true);
+    expect([...(steps as number[])].sort((a, b) => a - b)).toEqual(steps);
+    // The caller stopped about where their words end in the call's audio, before the endpoint's 300 ms.
+    const callerTurn = call.transcript.find((entry) => entry.role === 'caller')!;
+    expect(turn!.caller_stopped_ms! - callerTurn.timestamp_ms).toBeGreaterThan(1_000);
+    expect(turn!.stt_final_ms - turn!.caller_stopped_ms!).toBeGreaterThanOrEqual(250);
     // Speech-to-text heard the caller as it hears a phone caller: 8 kHz μ-law.
     expect(media.harness.stt.streams[0]?.query).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
   });
@@ -118,5 +134,43 @@ describe('web calls', () => {
       'the call has a line already, has ended, or is not of this kind',
       'the call has a line already, has ended, or is not of this kind',
     ]);
+  });
+
+  it('holds a conversation in Hebrew: the agent speaks it, speech-to-text is asked for it, the variables fill it', async () => {
+    const welcome = 'שלום {{name}}, כאן המרפאה.';
+    const question = 'מתי אתם פותחים מחר?';
+    const answer = 'אנחנו פותחים בתשע בבוקר.';
+    await media.answeredCall({
+      welcomeMessage: welcome,
+      prompt: 'את עוזרת למטופלים של {{name}}.',
+      language: 'he',
+    });
+    await media.start({ reply: () => ({ say: answer }), heard: [question] });
+    const agent = await media.deps.db.agent.findFirstOrThrow();
+    const created = await createWebCall(media.deps, {
+      accountId: agent.accountId,
+      agent_id: agent.id,
+      vars_provided: { name: 'דנה' },
+    });
+    const browser = openWebCall({
+      url: webUrl(),
+      accessToken: created.access_token,
+      script: [{ untilAgentSaid: 1 }, { audio: await callerSpeech(question, 'he') }, { untilAgentSaid: 2 }],
+    });
+    await browser.spoken();
+    browser.hangUp();
+    const call = await media.storedCall(created.call_id);
+    expect(call.transcript.map(({ role, content }) => ({ role, content }))).toEqual([
+      { role: 'agent', content: 'שלום דנה, כאן המרפאה.' },
+      { role: 'caller', content: question },
+      { role: 'agent', content: answer },
+    ]);
+    expect(media.harness.stt.streams[0]?.query.language).toBe('he');
+    // The model was given the prompt in Hebrew, its variable filled.
+    expect(JSON.stringify(media.harness.llm.requests[0]?.messages)).toContain('את עוזרת למטופלים של דנה.');
+    // eSpeak NG's Hebrew voice spoke: seconds of the agent in the recording.
+    const { left, right } = await media.recording(call.recordingKey!);
+    expect(loudMs(right)).toBeGreaterThan(2_000);
+    expect(loudMs(left)).toBeGreaterThan(800);
   });
 });

@@ -8,8 +8,11 @@ export interface SttEvents {
    * the speech began in the stream's audio (ms from the first audio sent), when the provider says.
    */
   speech(audioMs?: number): void;
-  /** The caller finished an utterance (the provider's endpoint): its words. */
-  utterance(text: string): void;
+  /**
+   * The caller finished an utterance (the provider's endpoint): its words, and where the speech ended in
+   * the stream's audio (ms from the first audio sent), when the provider says.
+   */
+  utterance(text: string, endMs?: number): void;
   /** The stream closed without being asked to: the provider failed. */
   failed(reason: string): void;
 }
@@ -37,9 +40,10 @@ interface DeepgramResults {
   type: 'Results';
   /** Seconds from the stream's first audio. */
   start?: number;
+  duration?: number;
   is_final?: boolean;
   speech_final?: boolean;
-  channel?: { alternatives?: { transcript?: string }[] };
+  channel?: { alternatives?: { transcript?: string; words?: { end?: number }[] }[] };
 }
 
 function secondsToMs(seconds: unknown): number | undefined {
@@ -68,12 +72,14 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
         reconnectAttempts: 0,
       });
       let closing = false;
-      /** Final segments of the utterance in progress, until its endpoint. */
+      /** Final segments of the utterance in progress, until its endpoint, and where its last word ended. */
       let heard: string[] = [];
+      let endMs: number | undefined;
       const flush = () => {
         const text = heard.join(' ').trim();
         heard = [];
-        if (text) events.utterance(text);
+        if (text) events.utterance(text, endMs);
+        endMs = undefined;
       };
       socket.on('message', (message) => {
         if (message.type === 'SpeechStarted') return events.speech(secondsToMs(message.timestamp));
@@ -83,7 +89,15 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
         const text = results.channel?.alternatives?.[0]?.transcript?.trim() ?? '';
         if (text) events.speech(secondsToMs(results.start));
         if (!results.is_final) return;
-        if (text) heard.push(text);
+        if (text) {
+          heard.push(text);
+          // The last word's end, else the segment's.
+          const words = results.channel?.alternatives?.[0]?.words ?? [];
+          endMs =
+            secondsToMs(words.at(-1)?.end) ??
+            secondsToMs((results.start ?? NaN) + (results.duration ?? NaN)) ??
+            endMs;
+        }
         if (results.speech_final) flush();
       });
       const closed = new Promise<void>((resolve) => {
@@ -142,6 +156,8 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
         );
       });
       let closing = false;
+      /** Where the server's voice activity detection last heard speech stop (the utterance's end). */
+      let speechEndedMs: number | undefined;
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
       socket.on('close', (code) => {
         if (!closing) events.failed(`speech-to-text session closed (${code})`);
@@ -155,6 +171,7 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
           transcript?: string;
           delta?: string;
           audio_start_ms?: number;
+          audio_end_ms?: number;
           error?: { message?: string };
         };
         try {
@@ -164,11 +181,13 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
         }
         if (event.type === 'input_audio_buffer.speech_started')
           events.speech(typeof event.audio_start_ms === 'number' ? event.audio_start_ms : undefined);
+        else if (event.type === 'input_audio_buffer.speech_stopped' && typeof event.audio_end_ms === 'number')
+          speechEndedMs = event.audio_end_ms;
         else if (event.type === 'conversation.item.input_audio_transcription.delta' && event.delta?.trim())
           events.speech();
         else if (event.type === 'conversation.item.input_audio_transcription.completed') {
           const text = event.transcript?.trim();
-          if (text) events.utterance(text);
+          if (text) events.utterance(text, speechEndedMs);
         }
       });
       socket.send(

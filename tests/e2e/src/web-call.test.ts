@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,9 +133,50 @@ describe('talking to an agent from the browser', () => {
     await waitFor('the call_ended webhook', 30_000, async () => receiver.received.length > 0);
     const sent = JSON.parse(receiver.received[0]!.body) as { event: string; call: Record<string, unknown> };
     expect([sent.event, sent.call.call_id, sent.call.call_type]).toEqual(['call_ended', callId, 'web_call']);
-    // The call's page shows it as a web call, with its transcript.
+    // The call's page shows it as a web call, with its answer's latency, step by step.
+    await page.reload();
     await page.getByRole('heading', { level: 1, name: /^Web call/ }).waitFor();
     await page.getByText('Web call (browser)').waitFor();
+    const bars = page.getByRole('list', { name: 'Latency of each answer' }).getByRole('listitem');
+    expect(await bars.count()).toBeGreaterThanOrEqual(1);
+    expect(await bars.first().getByRole('img').getAttribute('aria-label')).toMatch(
+      /^Speech-to-text \d+ ms, Language model \d+ ms, Speech synthesis \d+ ms, To the line \d+ ms$/,
+    );
+    await page
+      .getByText(/^Voice to voice: median \d+ ms, 95th percentile \d+ ms over \d+ answers?\.$/)
+      .waitFor();
+  });
+
+  it('writes Hebrew right to left: an agent prompt and a call transcript', async () => {
+    const deps = stack.deps;
+    await modifyAgent(deps, {
+      accountId: stack.demo.accountId,
+      agentId: stack.demo.agentId,
+      prompt: 'את עוזרת למטופלים לקבוע תורים.',
+    });
+    await page.goto(`/app/agents/${stack.demo.agentId}`);
+    const direction = (locator: ReturnType<Page['locator']>) =>
+      locator.evaluate((element) => getComputedStyle(element).direction);
+    expect(await direction(page.getByLabel('Prompt'))).toBe('rtl');
+    const call = await deps.db.call.create({
+      data: {
+        id: randomUUID(),
+        accountId: stack.demo.accountId,
+        agentId: stack.demo.agentId,
+        fromNumber: '+14155550100',
+        toNumber: '+14155550123',
+        status: 'ended',
+        transcript: [
+          { role: 'agent', content: 'שלום, כאן המרפאה.', timestamp_ms: 300 },
+          { role: 'caller', content: 'Hello, in English.', timestamp_ms: 2_000 },
+        ],
+        summary: 'המטופלת קבעה תור.',
+      },
+    });
+    await page.goto(`/app/calls/${call.id}`);
+    expect(await direction(page.getByText('שלום, כאן המרפאה.'))).toBe('rtl');
+    expect(await direction(page.getByText('Hello, in English.'))).toBe('ltr');
+    expect(await direction(page.getByText('המטופלת קבעה תור.'))).toBe('rtl');
   });
 });
 

@@ -702,6 +702,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   },
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
+  'agents.latency': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.modify': withProbe(
     onResource('agent_id', (r) => ({ agent_id: r.agentId, name: 'Renamed' }), AGENT_NOT_FOUND),
     webhookIdProbe((a) => ({ agent_id: a.agentId })),
@@ -723,6 +724,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   'calls.createWeb': webCallPlan,
   'calls.get': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.timeline': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.latency': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.list': { probes: callListProbes({ calls: [], total_count: 0 }) },
   'calls.updateMetadata': onResource(
     'call_id',

@@ -1,6 +1,7 @@
 import type { TranscriptEntry } from '@voice/core';
 import type { LlmMessage } from '@voice/providers';
 import type { Line } from '../transport/line';
+import type { TurnTiming } from './turn-timing';
 
 /** One turn of the agent's: the sentences it queued on the line, and what came of them. */
 export interface AgentTurn {
@@ -12,8 +13,8 @@ export interface AgentTurn {
   said: { role: 'assistant'; content: string } | null;
   /** Resolves when every queued sentence has been synthesized and queued. */
   queued: Promise<void>;
-  /** For an answer to the caller: when the caller's words came, and the providers' time so far. */
-  timing: { heardAt: number; askedAt: number; providerMs: number; firstMark: string | null } | null;
+  /** For an answer to the caller: its timing so far. */
+  timing: TurnTiming | null;
 }
 
 export function newAgentTurn(): AgentTurn {

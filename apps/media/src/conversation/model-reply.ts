@@ -11,6 +11,8 @@ export async function streamReply(
   llm: LanguageModel,
   request: { history: LlmMessage[]; tools: LlmTool[]; signal: AbortSignal; model: string | null },
   sentence: (text: string) => void,
+  /** The model's first words came. */
+  firstText: () => void = () => {},
 ): Promise<{ text: string; calls: ToolCall[] }> {
   const calls: ToolCall[] = [];
   let pending = '';
@@ -25,6 +27,7 @@ export async function streamReply(
       calls.push(event);
       continue;
     }
+    if (event.text) firstText();
     text += event.text;
     const split = splitSentences(pending + event.text);
     pending = split.rest;

@@ -1,4 +1,4 @@
-import type { ConversationEnd, ConversationResult, TranscriptEntry } from '@voice/core';
+import type { ConversationEnd, ConversationResult, TranscriptEntry, TurnLatency } from '@voice/core';
 import type { LlmMessage, LlmTool } from '@voice/providers';
 import type { Line, LineListener } from '../transport/line';
 import { cutShort, heardOfTurn, newAgentTurn, rememberSaid, type AgentTurn } from './agent-turn';
@@ -8,6 +8,7 @@ import type { ConversationOptions } from './options';
 import { FALLBACK, SILENCE_GOODBYE, TECHNICAL_GOODBYE, TIME_LIMIT_GOODBYE } from './phrases';
 import { streamReply } from './model-reply';
 import { sentencesOf } from './sentences';
+import { TurnTiming } from './turn-timing';
 
 /**
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
@@ -28,6 +29,8 @@ export class ConversationSession implements LineListener {
   readonly transcript: TranscriptEntry[] = [];
   readonly varsCollected: CollectedVariables = {};
   readonly failures: string[] = [];
+  /** Each answer to the caller, timed. */
+  readonly latencies: TurnLatency[] = [];
   readonly history: LlmMessage[] = [];
   private readonly caller = new CallerAudio();
   private readonly tools: LlmTool[];
@@ -69,7 +72,7 @@ export class ConversationSession implements LineListener {
         { language: this.options.agent.language },
         {
           speech: (audioMs) => this.callerSpeaking(audioMs),
-          utterance: (text) => void this.callerSaid(text),
+          utterance: (text, endMs) => void this.callerSaid(text, endMs),
           failed: (reason) => void this.sttFailed(reason),
         },
       );
@@ -81,9 +84,7 @@ export class ConversationSession implements LineListener {
   }
 
   /** The caller's audio from the line. */
-  audio(audio: Buffer): void {
-    this.caller.hear(audio);
-  }
+  audio = (audio: Buffer): void => this.caller.hear(audio);
 
   /** Keys pressed are not part of the conversation (yet): the caller's words are. */
   dtmf(): void {}
@@ -95,8 +96,7 @@ export class ConversationSession implements LineListener {
   speechStarted(mark: string): void {
     const timing = this.turn?.timing;
     if (!timing || timing.firstMark !== mark) return;
-    const latencyMs = performance.now() - timing.heardAt;
-    this.options.replied?.({ latencyMs, overheadMs: latencyMs - timing.providerMs });
+    this.options.replied?.(timing.done(this.line.openedAt, this.latencies));
   }
 
   speechHeard(mark: string): void {
@@ -123,8 +123,9 @@ export class ConversationSession implements LineListener {
     }
   }
 
-  private async callerSaid(text: string) {
-    const heardAt = performance.now();
+  /** `endMs`: where in the speech-to-text stream's audio the utterance ended, when the provider says. */
+  private async callerSaid(text: string, endMs?: number) {
+    const timing = TurnTiming.heardNow(this.line.openedAt, this.caller.startOf(endMs));
     if (this.ending) return;
     this.armSilenceTimer(false);
     // A caller's entry is timed from when the caller started to speak.
@@ -134,7 +135,7 @@ export class ConversationSession implements LineListener {
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     if (this.turn) this.cutTurn(this.turn);
-    await this.respond(0, heardAt);
+    await this.respond(0, timing);
   }
 
   /** Ends the agent's turn where the caller heard it end. */
@@ -155,17 +156,14 @@ export class ConversationSession implements LineListener {
     const timing = turn.timing && turn.timing.firstMark === null ? turn.timing : null;
     // The model's time to write the first sentence is the provider's, not the pipeline's.
     const sentenceAt = performance.now();
-    if (timing) {
-      timing.firstMark = sentence.mark;
-      timing.providerMs += sentenceAt - timing.askedAt;
-    }
+    timing?.firstSentence(sentence.mark, sentenceAt);
     const audio = this.options.providers.tts
       .synthesize(text, { language: this.options.agent.language, voice: this.options.agent.voice })
       .catch((error: unknown) => {
         this.failures.push(`text-to-speech: ${(error as Error).message}`);
         return null;
       });
-    if (timing) void audio.then(() => (timing.providerMs += performance.now() - sentenceAt));
+    if (timing) void audio.then(() => timing.synthesized(sentenceAt));
     turn.queued = turn.queued.then(async () => {
       const speech = await audio;
       if (turn.abort.signal.aborted || this.ending || !speech) return;
@@ -193,10 +191,10 @@ export class ConversationSession implements LineListener {
   }
 
   /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
-  private async respond(round = 0, heardAt?: number): Promise<void> {
+  private async respond(round = 0, timing?: TurnTiming): Promise<void> {
     const turn = this.newTurn();
-    const askedAt = performance.now();
-    if (heardAt !== undefined) turn.timing = { heardAt, askedAt, providerMs: 0, firstMark: null };
+    timing?.asked();
+    turn.timing = timing ?? null;
     let reply: { text: string; calls: ToolCall[] };
     try {
       const request = {
@@ -205,7 +203,12 @@ export class ConversationSession implements LineListener {
         signal: turn.abort.signal,
         model: this.options.agent.model,
       };
-      reply = await streamReply(this.options.providers.llm, request, (sentence) => this.say(turn, sentence));
+      reply = await streamReply(
+        this.options.providers.llm,
+        request,
+        (sentence) => this.say(turn, sentence),
+        () => turn.timing?.firstToken(),
+      );
       this.llmFailures = 0;
     } catch (error) {
       if (turn.abort.signal.aborted) return;
@@ -286,6 +289,7 @@ export class ConversationSession implements LineListener {
         transcript: this.transcript.filter((entry) => entry.content),
         varsCollected: this.varsCollected,
         failures: this.failures,
+        turnLatencies: this.latencies,
       };
       await this.options.ended(result);
       return result;

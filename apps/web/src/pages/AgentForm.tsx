@@ -5,6 +5,7 @@ import { api, errorMessage, fieldError } from '../api';
 import { Field } from '../components/Field';
 import { useCheckedSubmit } from '../checked-submit';
 import { Pending } from '../components/Messages';
+import { AgentLatency } from '../components/LatencyBars';
 import { TalkToAgent } from '../components/TalkToAgent';
 import { AgentEditor, type Agent } from './agent-form/AgentEditor';
 
@@ -91,6 +92,7 @@ export function EditAgentPage() {
         <Link to="/agents">Agents</Link> /
       </p>
       <h1>{agent.data.name}</h1>
+      <AgentLatency agentId={agent.data.agent_id} />
       <TalkToAgent agentId={agent.data.agent_id} />
       {agent.data.agent_type === 'conversationalFlow' ? (
         <FlowAgentView agent={agent.data} />

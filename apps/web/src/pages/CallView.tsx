@@ -5,6 +5,7 @@ import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatDuration, formatPreciseTime, formatTime, humanize } from '../format';
 import { ErrorMessage, Pending } from '../components/Messages';
+import { LatencyBars } from '../components/LatencyBars';
 
 type Delivery = Outputs['webhooks']['deliveries']['list'][number];
 
@@ -231,6 +232,7 @@ export function CallPage() {
           ))}
         </ol>
       )}
+      <LatencyBars callId={data.call_id} />
       <div className="cards">
         <Variables title="Variables provided" values={data.vars_provided} />
         <Variables title="Variables collected" values={data.vars_collected} />

@@ -1,9 +1,11 @@
+import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import type { ConversationResult } from '../calls/conversation';
 import { storableVariables } from '../agents/variables';
 
 /** A live conversation's outcome as the media server stores it: with where its recording is, and when. */
-export interface ConversationRecord extends Omit<ConversationResult, 'failures'> {
+export interface ConversationRecord extends Omit<ConversationResult, 'failures' | 'turnLatencies'> {
+  turnLatencies?: ConversationResult['turnLatencies'];
   recordingKey: string | null;
   endedAt: Date;
 }
@@ -58,6 +60,7 @@ export async function storeConversation(
       })),
       varsCollected: storableVariables(record.varsCollected),
       conversationEndReason: record.end,
+      turnLatencies: (record.turnLatencies ?? []) as unknown as Prisma.InputJsonArray,
       conversationEndedAt: record.endedAt,
       recordingKey: record.recordingKey,
     },

@@ -9,6 +9,25 @@ export interface TranscriptEntry {
 /** How a live conversation ended: on its own, by the agent, by the caller, or handed to a person. */
 export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred';
 
+/**
+ * How long one answer of the agent took, step by step, each in ms from the call's start (the transcript's
+ * clock); a step a provider does not report is null. Voice to voice is `first_frame_ms` less
+ * `caller_stopped_ms`. Never returned to API-key callers (the spec's transcript entry stays exactly
+ * `{role, content, timestamp_ms}`); the dashboard shows them.
+ */
+export interface TurnLatency {
+  /** The caller stopped speaking (where speech-to-text placed the utterance's last word). */
+  caller_stopped_ms: number | null;
+  /** Speech-to-text's final transcript came. */
+  stt_final_ms: number;
+  /** The language model's first words came. */
+  llm_first_token_ms: number | null;
+  /** The first sentence was synthesized. */
+  first_sentence_synthesized_ms: number | null;
+  /** The first audio frame of the answer went out on the line. */
+  first_frame_ms: number;
+}
+
 /** A live conversation's outcome, as the media server holds it when the conversation ends. */
 export interface ConversationResult {
   end: ConversationEnd;
@@ -17,4 +36,6 @@ export interface ConversationResult {
   varsCollected: Record<string, string | Record<string, string>[]>;
   /** Provider failures met on the way (kinds only: never keys, never audio). */
   failures: string[];
+  /** Each answer to the caller, timed (answers cut short before a frame went out have none). */
+  turnLatencies: TurnLatency[];
 }

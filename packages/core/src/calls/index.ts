@@ -5,6 +5,7 @@ export * from './call-view';
 export * from './recordings';
 export * from './dial-call';
 export * from './create-web-call';
+export * from './turn-latencies';
 export * from './call-runtime';
 export * from './carrier-progress';
 export * from './finish-call';

@@ -4,6 +4,7 @@ import {
   DuplicateAgentInput,
   ListAgentsInput,
   ModifyAgentInput,
+  agentLatency,
   createAgent,
   duplicateAgent,
   getAgent,
@@ -26,6 +27,10 @@ export const agentsRouter = router({
   get: accountProcedure
     .input(AgentId)
     .query(({ ctx, input }) => getAgent(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id })),
+  /** Voice-to-voice median and 95th percentile over the agent's recent calls with live answers. */
+  latency: accountProcedure
+    .input(AgentId)
+    .query(({ ctx, input }) => agentLatency(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id })),
   /** Transfer and voicemail settings (set through create and modify; docs/telephony.md). */
   callHandling: accountProcedure
     .input(AgentId)

@@ -6,6 +6,7 @@ import {
   ListCallsInput,
   UpdateCallInput,
   addTestContact,
+  callLatency,
   createWebCall,
   deleteCall,
   webCallUrl,
@@ -49,6 +50,10 @@ export const callsRouter = router({
     .query(({ ctx, input }) =>
       getCallTimeline(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
     ),
+  /** Each answer's latency, step by step, and the call's median and 95th percentile (never over REST). */
+  latency: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callLatency(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
   list: accountProcedure
     .input(ListCallsInput.optional())
     .query(({ ctx, input }) =>
