@@ -1,7 +1,9 @@
 // `pnpm bench voice`: the media server's own latency and capacity. Conversations at fixed provider
-// latencies (the language model's first sentence, speech synthesis; emulated at their protocols) on one
-// compiled media process, at rising numbers of concurrent calls: the pipeline's overhead from the
-// caller's final transcript to the first frame of the agent's answer (p50, p99), how late the 20 ms
+// latencies (speech-to-text's final result, the language model's first words, speech synthesis; emulated
+// at their protocols) on one compiled media process, at rising numbers of concurrent calls, on phone lines
+// (Twilio media streams) and web lines (browsers' web calls; BENCH_VOICE_LINES): voice to voice (the
+// caller's last word to the answer's first frame, p50 and p95), the pipeline's own addition to the
+// providers' time from the caller's final transcript to the first frame of the answer (p50, p95, p99), how late the 20 ms
 // frame clock ran, and the process's RSS. A bare WebSocket pacer under the same streams (voice-bare.ts)
 // is the baseline the overhead is compared with.
 import { spawn } from 'node:child_process';
@@ -11,18 +13,23 @@ import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { speak } from '@voice/audio';
-import { createMediaStreamToken } from '@voice/core';
+import { MULAW_SAMPLE_RATE, mulawDecode, resample, speak } from '@voice/audio';
+import { createMediaStreamToken, webCallTokens } from '@voice/core';
 import { freePort, JWT_SECRET, serviceEnv, startMedia } from '@voice/dev';
 import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
-import { openMediaStream, type MediaStream } from '@voice/twilio-emulator';
+import { openMediaStream, openWebCall } from '@voice/twilio-emulator';
 import WebSocket from 'ws';
 import { cpuSeconds, tree } from './cpu';
 import { benchEnvironment, machine, percentile } from './harness';
 
 const LEVELS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300').split(',').map(Number);
-const LLM_LATENCY_MS = 200;
+/** Which lines each level runs: Twilio media streams (`phone`), browsers' web calls (`web`). */
+const LINES = (process.env.BENCH_VOICE_LINES ?? 'phone,web').split(',') as Line[];
+type Line = 'phone' | 'web';
+/** Fixed provider delays: the model's first words, speech synthesis's audio, speech-to-text's final result. */
+const LLM_LATENCY_MS = 300;
 const TTS_LATENCY_MS = 150;
+const STT_LATENCY_MS = 150;
 const CALLER_NICENESS = 10;
 const CALLER = 'I would like to book an appointment for next week, please.';
 const ANSWER = 'Of course, which day would suit you best?';
@@ -46,7 +53,8 @@ const llm = await startLlmEmulator({
   speechLatencyMs: TTS_LATENCY_MS,
 });
 const callerWords = await speak(CALLER);
-const stt = await startSttEmulator({ transcript: () => CALLER });
+const callerWordsWide = resample(mulawDecode(callerWords), MULAW_SAMPLE_RATE, 16_000);
+const stt = await startSttEmulator({ transcript: () => CALLER, finalLatencyMs: STT_LATENCY_MS });
 const mediaPort = await freePort();
 const env = {
   ...serviceEnv({
@@ -74,10 +82,11 @@ setPriority(CALLER_NICENESS);
 const metricsUrl = `http://127.0.0.1:${mediaPort}/metrics`;
 
 type Buckets = Map<number, number>;
-/** A histogram's cumulative bucket counts from Prometheus text. */
-function buckets(text: string, name: string): Buckets {
+/** A histogram's cumulative bucket counts from Prometheus text (of one line's, when it has a `line` label). */
+function buckets(text: string, name: string, line?: Line): Buckets {
   const counts: Buckets = new Map();
-  for (const [, le, count] of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm')))
+  const labels = line ? `le="([^"]+)",line="${line}"` : 'le="([^"]+)"';
+  for (const [, le, count] of text.matchAll(new RegExp(`^${name}_bucket\\{${labels}\\} (\\d+)$`, 'gm')))
     counts.set(le === '+Inf' ? Infinity : Number(le), Number(count));
   return counts;
 }
@@ -108,20 +117,65 @@ const rssMb = (pid: number) => {
 
 const offset = (index: number, calls: number) => (index * 2_000) / calls;
 
-/** Calls at once for one level: each caller speaks three times, waiting for the answer in between. */
-async function level(calls: number) {
-  const before = await (await fetch(metricsUrl)).text();
-  const rows = Array.from({ length: calls }, () => randomUUID());
-  await db.call.createMany({
-    data: rows.map((id) => ({
+/** The callers' script: each speaks three times, waiting for the answer in between. */
+const script = <Audio>(audio: Audio, index: number, calls: number) => [
+  // Calls start spread over two seconds, as real traffic does (and end so).
+  { pauseMs: 2_500 + offset(index, calls) },
+  { audio },
+  { pauseMs: 4_500 },
+  { audio },
+  { pauseMs: 4_500 },
+  { audio },
+  { pauseMs: 4_000 },
+];
+
+/** One caller on a line: its call row, then its stream; `stop` hangs up. */
+async function caller(line: Line, index: number, calls: number) {
+  const id = randomUUID();
+  const validity = { now: new Date(), validForMs: 600_000 };
+  if (line === 'web') {
+    await db.call.create({
+      data: {
+        id,
+        accountId: account.id,
+        agentId: agent.id,
+        callType: 'web_call',
+        fromNumber: '',
+        toNumber: '',
+      },
+    });
+    const browser = openWebCall({
+      url: `ws://127.0.0.1:${mediaPort}/media/web`,
+      accessToken: webCallTokens.create(JWT_SECRET, id, validity),
+      script: script(callerWordsWide, index, calls),
+    });
+    await browser.opened;
+    return { stop: () => browser.stop(), framesSent: () => browser.record.agentAudio.length };
+  }
+  await db.call.create({
+    data: {
       id,
       accountId: account.id,
       agentId: agent.id,
       fromNumber: '+14155550100',
       toNumber: '+14155550008',
-      status: 'ongoing' as const,
-    })),
+      status: 'ongoing',
+    },
   });
+  const stream = openMediaStream({
+    url: `ws://127.0.0.1:${mediaPort}/media/twilio`,
+    parameters: { callId: id, token: createMediaStreamToken(JWT_SECRET, id, validity) },
+    accountSid: 'AC0',
+    callSid: `CA${id.replace(/-/g, '')}`,
+    script: script(callerWords, index, calls),
+  });
+  await stream.opened;
+  return { stop: () => stream.stop(), framesSent: () => stream.record.audio().length / 160 };
+}
+
+/** Calls at once on one kind of line for one level. */
+async function level(calls: number, line: Line = 'phone') {
+  const before = await (await fetch(metricsUrl)).text();
   let peakRss = 0;
   const cpu0 = {
     media: cpuSeconds(tree(media.pid)),
@@ -129,33 +183,12 @@ async function level(calls: number) {
     at: performance.now(),
   };
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(media.pid))), 250);
-  const streams: MediaStream[] = rows.map((callId, index) =>
-    openMediaStream({
-      url: `ws://127.0.0.1:${mediaPort}/media/twilio`,
-      parameters: {
-        callId,
-        token: createMediaStreamToken(JWT_SECRET, callId, { now: new Date(), validForMs: 600_000 }),
-      },
-      accountSid: 'AC0',
-      callSid: `CA${callId.replace(/-/g, '')}`,
-      script: [
-        // Calls start spread over two seconds, as real traffic does (and end so).
-        { pauseMs: 2_500 + offset(index, calls) },
-        { audio: callerWords },
-        { pauseMs: 4_500 },
-        { audio: callerWords },
-        { pauseMs: 4_500 },
-        { audio: callerWords },
-        { pauseMs: 4_000 },
-      ],
-    }),
-  );
-  await Promise.all(streams.map((stream) => stream.opened));
+  const callers = await Promise.all(Array.from({ length: calls }, (_, index) => caller(line, index, calls)));
   // The script's length: about 25 s of conversation per call; each caller hangs up at its own time.
   await Promise.all(
-    streams.map(async (stream, index) => {
+    callers.map(async (call, index) => {
       await new Promise((resolve) => setTimeout(resolve, 25_000 + offset(index, calls)));
-      await stream.stop();
+      await call.stop();
     }),
   );
   // The conversations' ends (recordings, storage) are part of the load.
@@ -167,36 +200,34 @@ async function level(calls: number) {
     media: (cpuSeconds(tree(media.pid)) - cpu0.media) / seconds,
     bench: (cpuSeconds([process.pid]) - cpu0.bench) / seconds,
   };
-  const overhead = (p: number) =>
+  /** A percentile of what a histogram (of this line's, when it has one) gained during the level. */
+  const figure = (name: string, p: number, byLine = true) =>
     histogramPercentile(
-      buckets(before, 'media_reply_overhead_ms'),
-      buckets(after, 'media_reply_overhead_ms'),
-      p,
-    );
-  const latency = (p: number) =>
-    histogramPercentile(
-      buckets(before, 'media_reply_latency_ms'),
-      buckets(after, 'media_reply_latency_ms'),
-      p,
-    );
-  const lateness = (p: number) =>
-    histogramPercentile(
-      buckets(before, 'media_frame_tick_lateness_ms'),
-      buckets(after, 'media_frame_tick_lateness_ms'),
+      buckets(before, name, byLine ? line : undefined),
+      buckets(after, name, byLine ? line : undefined),
       p,
     );
   const answered =
-    (buckets(after, 'media_reply_overhead_ms').get(Infinity) ?? 0) -
-    (buckets(before, 'media_reply_overhead_ms').get(Infinity) ?? 0);
+    (buckets(after, 'media_reply_overhead_ms', line).get(Infinity) ?? 0) -
+    (buckets(before, 'media_reply_overhead_ms', line).get(Infinity) ?? 0);
   return {
     calls,
+    line,
     answered,
     expected: calls * 3,
-    latency: [latency(50), latency(99)],
-    overhead: [overhead(50), overhead(99)],
-    lateness: [lateness(50), lateness(99)],
+    latency: [figure('media_reply_latency_ms', 50), figure('media_reply_latency_ms', 99)],
+    overhead: [
+      figure('media_reply_overhead_ms', 50),
+      figure('media_reply_overhead_ms', 95),
+      figure('media_reply_overhead_ms', 99),
+    ],
+    voiceToVoice: [figure('media_voice_to_voice_ms', 50), figure('media_voice_to_voice_ms', 95)],
+    lateness: [
+      figure('media_frame_tick_lateness_ms', 50, false),
+      figure('media_frame_tick_lateness_ms', 99, false),
+    ],
     framesLate: counter(after, 'media_frames_late_total') - counter(before, 'media_frames_late_total'),
-    framesSent: streams.reduce((sum, stream) => sum + stream.record.audio().length / 160, 0),
+    framesSent: callers.reduce((sum, call) => sum + call.framesSent(), 0),
     peakRss,
     cores,
     gc: gcPauses(before, after),
@@ -292,26 +323,31 @@ async function bare(
 const fmt = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1));
 console.log(`voice benchmark — ${new Date().toISOString().slice(0, 10)} — ${machine()}`);
 console.log(
-  `fixed provider latencies: language model ${LLM_LATENCY_MS} ms to its answer, speech ${TTS_LATENCY_MS} ms; speech-to-text endpointing 300 ms`,
+  `fixed provider latencies: speech-to-text ${STT_LATENCY_MS} ms after its 300 ms endpoint, language model ` +
+    `${LLM_LATENCY_MS} ms to its first words, speech ${TTS_LATENCY_MS} ms to its audio; lines: ${LINES.join(', ')}`,
 );
 console.log(`media RSS idle after start: ${rssMb(media.pid).toFixed(0)} MB`);
 const results = [];
 try {
   // A first, uncounted level warms the process up (JIT, connection pools), as a server in service is.
-  await level(20);
+  for (const line of LINES) await level(20, line);
   for (const calls of LEVELS) {
-    const result = await level(calls);
     const baseline = await bare(calls);
-    results.push({ ...result, baseline });
-    console.log(
-      `${calls} calls: ${result.answered}/${result.expected} answers timed; reply latency p50 ${fmt(result.latency[0]!)} ms p99 ${fmt(result.latency[1]!)} ms; ` +
-        `pipeline overhead p50 ${fmt(result.overhead[0]!)} ms p99 ${fmt(result.overhead[1]!)} ms (bare pacer p50 ${fmt(baseline.p50)} ms p99 ${fmt(baseline.p99)} ms; ` +
-        `ratio p50 ${fmt(result.overhead[0]! / baseline.p50)}, p99 ${fmt(result.overhead[1]! / baseline.p99)}); ` +
-        `frame clock lateness p50 ${fmt(result.lateness[0]!)} ms p99 ${fmt(result.lateness[1]!)} ms; frames late > 40 ms: ${result.framesLate} of ${result.framesSent} ` +
-        `(bare pacer: ${baseline.framesLate} of ${baseline.frames}); ` +
-        `media peak RSS ${result.peakRss.toFixed(0)} MB; cores busy: media ${result.cores.media.toFixed(2)}, ` +
-        `benchmark (callers, emulators) ${result.cores.bench.toFixed(2)}; media GC: ${result.gc}`,
-    );
+    for (const line of LINES) {
+      const result = await level(calls, line);
+      results.push({ ...result, baseline });
+      console.log(
+        `${calls} ${line} calls: ${result.answered}/${result.expected} answers timed; voice to voice p50 ${fmt(result.voiceToVoice[0]!)} ms p95 ${fmt(result.voiceToVoice[1]!)} ms; ` +
+          `reply latency p50 ${fmt(result.latency[0]!)} ms p99 ${fmt(result.latency[1]!)} ms; ` +
+          `pipeline's addition to the providers p50 ${fmt(result.overhead[0]!)} ms p95 ${fmt(result.overhead[1]!)} ms p99 ${fmt(result.overhead[2]!)} ms ` +
+          `(bare pacer p50 ${fmt(baseline.p50)} ms p99 ${fmt(baseline.p99)} ms; ` +
+          `ratio p50 ${fmt(result.overhead[0]! / baseline.p50)}, p99 ${fmt(result.overhead[2]! / baseline.p99)}); ` +
+          `frame clock lateness p50 ${fmt(result.lateness[0]!)} ms p99 ${fmt(result.lateness[1]!)} ms; frames late > 40 ms: ${result.framesLate} of ${result.framesSent} ` +
+          `(bare pacer: ${baseline.framesLate} of ${baseline.frames}); ` +
+          `media peak RSS ${result.peakRss.toFixed(0)} MB; cores busy: media ${result.cores.media.toFixed(2)}, ` +
+          `benchmark (callers, emulators) ${result.cores.bench.toFixed(2)}; media GC: ${result.gc}`,
+      );
+    }
   }
 } finally {
   await media.stop();
@@ -320,7 +356,7 @@ try {
   await bench.close();
   rmSync(recordingsDir, { recursive: true, force: true });
 }
-const sustained = results.filter((result) => result.framesLate === 0).map((result) => result.calls);
-console.log(
-  `most concurrent calls with no frame late by more than 40 ms: ${sustained.length ? Math.max(...sustained) : 'none'} (of ${LEVELS.join(', ')})`,
-);
+const sustained = results
+  .filter((result) => result.framesLate === 0)
+  .map((result) => `${result.calls} ${result.line}`);
+console.log(`levels with no frame late by more than 40 ms: ${sustained.join(', ') || 'none'}`);

@@ -82,9 +82,11 @@ export async function startCallConversation(
         running.sessions.delete(session);
       }
     },
-    replied({ latencyMs, overheadMs }) {
-      running.metrics.replyLatency.observe(latencyMs);
-      running.metrics.replyOverhead.observe(overheadMs);
+    replied({ latencyMs, overheadMs, voiceToVoiceMs }) {
+      const labels = { line: opener.kind === 'web_call' ? 'web' : 'phone' };
+      running.metrics.replyLatency.observe(labels, latencyMs);
+      running.metrics.replyOverhead.observe(labels, overheadMs);
+      if (voiceToVoiceMs !== null) running.metrics.voiceToVoice.observe(labels, voiceToVoiceMs);
     },
   });
   running.sessions.add(session);

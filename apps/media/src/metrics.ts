@@ -8,7 +8,8 @@ const MS_BUCKETS = [
 export type MediaMetrics = ReturnType<typeof mediaMetrics>;
 
 /**
- * The media server's figures, in Prometheus' text format at /metrics: reply latency and its overhead,
+ * The media server's figures, in Prometheus' text format at /metrics: reply latency, voice to voice and
+ * the pipeline's own addition (each by line: `phone`, `web`),
  * the frame clock's lateness, conversations up, and Node's own (among them the event loop's delay,
  * `nodejs_eventloop_lag_p99_seconds` and `_max_seconds` since the last scrape, which anything that
  * blocks the main thread shows at once).
@@ -21,13 +22,22 @@ export function mediaMetrics(conversations: () => number) {
     replyLatency: new Histogram({
       name: 'media_reply_latency_ms',
       help: "From the end of the caller's utterance (final transcript) to the first frame of the agent's answer",
+      labelNames: ['line'],
       buckets: MS_BUCKETS,
       registers: [registry],
     }),
     replyOverhead: new Histogram({
       name: 'media_reply_overhead_ms',
-      help: "The reply latency less the providers' time (the model's first sentence, its synthesis)",
+      help: "The pipeline's own addition: the reply latency less the providers' time (the model's first sentence, its synthesis)",
+      labelNames: ['line'],
       buckets: MS_BUCKETS,
+      registers: [registry],
+    }),
+    voiceToVoice: new Histogram({
+      name: 'media_voice_to_voice_ms',
+      help: "From the caller's last word (by speech-to-text) to the first frame of the agent's answer",
+      labelNames: ['line'],
+      buckets: [...MS_BUCKETS, 3000, 5000],
       registers: [registry],
     }),
     tickLateness: new Histogram({

@@ -71,8 +71,9 @@ describe('a conversation on the media server', () => {
     const metrics = await (
       await fetch(media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics'))
     ).text();
-    expect(metrics).toMatch(/^media_reply_latency_ms_count 2$/m);
-    expect(metrics).toMatch(/^media_reply_overhead_ms_count 2$/m);
+    expect(metrics).toMatch(/^media_reply_latency_ms_count\{line="phone"\} 2$/m);
+    expect(metrics).toMatch(/^media_reply_overhead_ms_count\{line="phone"\} 2$/m);
+    expect(metrics).toMatch(/^media_voice_to_voice_ms_count\{line="phone"\} 2$/m);
 
     // The model saw the prompt, with the caller's words and the tool results.
     const [first, second] = media.harness.llm.requests;

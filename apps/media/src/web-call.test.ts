@@ -4,7 +4,7 @@ import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loudMs, mediaTestHarness } from './media-test-harness';
-import { openWebCall } from './web-call-client';
+import { openWebCall } from '@voice/twilio-emulator';
 
 const media = mediaTestHarness();
 

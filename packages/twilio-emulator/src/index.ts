@@ -1,2 +1,3 @@
 export * from './emulator';
 export * from './media-streams';
+export * from './web-caller';

@@ -138,13 +138,33 @@ describe('talking to an agent from the browser', () => {
     await page.getByRole('heading', { level: 1, name: /^Web call/ }).waitFor();
     await page.getByText('Web call (browser)').waitFor();
     const bars = page.getByRole('list', { name: 'Latency of each answer' }).getByRole('listitem');
-    expect(await bars.count()).toBeGreaterThanOrEqual(1);
+    await bars.first().waitFor();
     expect(await bars.first().getByRole('img').getAttribute('aria-label')).toMatch(
       /^Speech-to-text \d+ ms, Language model \d+ ms, Speech synthesis \d+ ms, To the line \d+ ms$/,
     );
     await page
       .getByText(/^Voice to voice: median \d+ ms, 95th percentile \d+ ms over \d+ answers?\.$/)
       .waitFor();
+  });
+
+  it('says so when the microphone is refused, and ends the call attempt', async () => {
+    const { context, page: denied } = await stack.newPage();
+    // The browser refusing the microphone, as a person who clicks "Block" makes it.
+    await context.addInitScript(() => {
+      navigator.mediaDevices.getUserMedia = () =>
+        Promise.reject(new DOMException('Permission denied', 'NotAllowedError'));
+    });
+    await denied.goto('/app/sign-in');
+    await signIn(denied, stack.demo.login.email, stack.demo.login.password);
+    await denied.waitForURL('**/app/calls');
+    await denied.goto(`/app/agents/${stack.demo.agentId}`);
+    await denied.getByRole('button', { name: 'Talk to this agent' }).click();
+    await denied
+      .getByRole('alert')
+      .getByText('The microphone was not allowed: allow it for this page to talk to the agent.')
+      .waitFor();
+    await denied.getByRole('status').getByText('Call ended (error)').waitFor();
+    await context.close();
   });
 
   it('writes Hebrew right to left: an agent prompt and a call transcript', async () => {

@@ -33,6 +33,8 @@ export interface ReplyTiming {
   latencyMs: number;
   /** That, less the providers' time: the model writing the first sentence, speech synthesising it. */
   overheadMs: number;
+  /** From the caller's last word to the answer's first frame; null when speech-to-text does not place it. */
+  voiceToVoiceMs: number | null;
 }
 
 export interface ConversationOptions {

@@ -66,6 +66,10 @@ export class TurnTiming {
       first_sentence_synthesized_ms: at(this.synthesizedAt),
       first_frame_ms: at(now)!,
     });
-    return { latencyMs, overheadMs: latencyMs - this.providerMs };
+    return {
+      latencyMs,
+      overheadMs: latencyMs - this.providerMs,
+      voiceToVoiceMs: this.callerStoppedAt === null ? null : now - this.callerStoppedAt,
+    };
   }
 }

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 
 /**
- * A browser's side of a web call, for the media server's tests: it says its access token, speaks 16 kHz
+ * A browser's side of a web call (the media server's `/media/web`), for tests and benchmarks: it says its access token, speaks 16 kHz
  * PCM in real time (20 ms messages), plays the agent's audio as a browser would (in order, in real
  * time from its arrival) and echoes each mark once the audio before it has played, and keeps what the
  * page would show.
