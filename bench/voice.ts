@@ -133,17 +133,13 @@ const script = <Audio>(audio: Audio, index: number, calls: number) => [
 async function caller(line: Line, index: number, calls: number) {
   const id = randomUUID();
   const validity = { now: new Date(), validForMs: 600_000 };
+  // A web call waits for its browser; a phone call's stream comes once it is answered.
+  const kind =
+    line === 'web'
+      ? { callType: 'web_call', fromNumber: '', toNumber: '' }
+      : { fromNumber: '+14155550100', toNumber: '+14155550008', status: 'ongoing' as const };
+  await db.call.create({ data: { id, accountId: account.id, agentId: agent.id, ...kind } });
   if (line === 'web') {
-    await db.call.create({
-      data: {
-        id,
-        accountId: account.id,
-        agentId: agent.id,
-        callType: 'web_call',
-        fromNumber: '',
-        toNumber: '',
-      },
-    });
     const browser = openWebCall({
       url: `ws://127.0.0.1:${mediaPort}/media/web`,
       accessToken: webCallTokens.create(JWT_SECRET, id, validity),
@@ -152,16 +148,6 @@ async function caller(line: Line, index: number, calls: number) {
     await browser.opened;
     return { stop: () => browser.stop(), framesSent: () => browser.record.agentAudio.length };
   }
-  await db.call.create({
-    data: {
-      id,
-      accountId: account.id,
-      agentId: agent.id,
-      fromNumber: '+14155550100',
-      toNumber: '+14155550008',
-      status: 'ongoing',
-    },
-  });
   const stream = openMediaStream({
     url: `ws://127.0.0.1:${mediaPort}/media/twilio`,
     parameters: { callId: id, token: createMediaStreamToken(JWT_SECRET, id, validity) },

@@ -89,20 +89,27 @@ export function openWebCall({
     audioSinceSaid &&
     performance.now() - playedUntil >= 500;
 
-  // A microphone sends all the time: a pause is silence.
+  // A microphone sends all the time (a pause is silence), 20 ms a message on a fixed grid: a late timer
+  // is caught up, never let drift, so the caller's audio keeps pace with the clock as a browser's does.
+  let due = 0;
+  async function nextFrame() {
+    due += 20;
+    await sleep(Math.max(0, due - performance.now()));
+  }
   async function speak(turns: WebCallerTurn[]) {
+    due = performance.now();
     for (const turn of turns) {
       if ('untilAgentSaid' in turn) {
         while (socket.readyState === socket.OPEN && !agentDone(turn.untilAgentSaid)) {
           sendFrame(silence);
-          await sleep(20);
+          await nextFrame();
         }
         continue;
       }
       const audio = 'audio' in turn ? turn.audio : new Int16Array(turn.pauseMs * 16);
       for (let at = 0; at < audio.length && socket.readyState === socket.OPEN; at += 320) {
         sendFrame(audio.subarray(at, at + 320));
-        await sleep(20);
+        await nextFrame();
       }
     }
   }
