@@ -47,7 +47,7 @@ export async function startCallConversation(
   deps: CallConversationDeps,
   line: Line,
   opener: LineOpener,
-  running: { sessions: Set<ConversationSession>; metrics: MediaMetrics },
+  running: { sessions: Set<ConversationSession>; metrics: MediaMetrics; webCalls: Set<string> },
 ): Promise<{ refused: string } | undefined> {
   const callId = callOf(deps, opener);
   if (!callId)
@@ -59,7 +59,11 @@ export async function startCallConversation(
   if (!loaded) return { refused: 'the call has no agent' };
   if (!(await startConversation(deps.core, callId, opener.kind)))
     return { refused: 'the call has a line already, has ended, or is not of this kind' };
-  if (opener.kind === 'web_call') opener.accepted(callId);
+  if (opener.kind === 'web_call') {
+    opener.accepted(callId);
+    // Its line is said to be up (the heartbeat) until its conversation has been stored.
+    running.webCalls.add(callId);
+  }
   const log = deps.logger.child({ callId });
   // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
   const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
@@ -80,6 +84,7 @@ export async function startCallConversation(
       } finally {
         // Until here the server's stop waits for it.
         running.sessions.delete(session);
+        running.webCalls.delete(callId);
       }
     },
     replied({ latencyMs, overheadMs, voiceToVoiceMs }) {

@@ -142,6 +142,7 @@ export function mediaTestHarness() {
         limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
         recordings: localRecordingStore(recordingsDir),
         logger: options.logger ?? pino({ level: 'silent' }),
+        heartbeatMs: 200,
       },
       { host: '127.0.0.1', port: 0 },
     );

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSpeechThreads } from '@voice/audio';
+import { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from '@voice/core';
 import { WebSocketServer } from 'ws';
 import { startCallConversation, type CallConversationDeps } from './call-conversation';
 import type { ConversationSession } from './conversation/session';
@@ -20,7 +21,10 @@ export const WEB_CALL_PATH = '/media/web';
 /** A frame this late or later is heard as a gap. */
 const LATE_FRAME_MS = 40;
 
-export type MediaServerDeps = CallConversationDeps;
+export type MediaServerDeps = CallConversationDeps & {
+  /** How often the web calls' lines are said to be up (20 s unless given; tests shorten it). */
+  heartbeatMs?: number;
+};
 
 export interface MediaServer {
   url: string;
@@ -50,7 +54,15 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
-  const running = { sessions, metrics };
+  const running = { sessions, metrics, webCalls: new Set<string>() };
+  // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
+  // web call not heard of for a while is ended by its workflow (webCallProgress).
+  const heartbeat = setInterval(() => {
+    markLinesAlive(deps.core, [...running.webCalls]).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'the web calls could not be marked alive'),
+    );
+  }, deps.heartbeatMs ?? WEB_CALL_HEARTBEAT_MS);
+  heartbeat.unref();
   // One WebSocket server for both kinds of line, the path saying which (ws answers an upgrade to any
   // other path with 400 when it has a path of its own, so the paths are told apart here).
   const wss = new WebSocketServer({ noServer: true });
@@ -85,6 +97,7 @@ export async function startMediaServer(
   return {
     url: `ws://${host}:${address.port}${MEDIA_STREAM_PATH}`,
     async stop() {
+      clearInterval(heartbeat);
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
       for (const client of wss.clients) client.close(1001, 'media server stopping');

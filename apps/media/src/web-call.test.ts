@@ -37,6 +37,9 @@ describe('web calls', () => {
     });
     await browser.opened;
     await browser.spoken();
+    // While the call is up, its media server says its line is (a web call has no carrier to say it ended).
+    const seen = await media.deps.db.call.findUniqueOrThrow({ where: { id: created.call_id } });
+    expect(seen.mediaSeenAt!.getTime()).toBeGreaterThan(seen.mediaStartedAt!.getTime());
     browser.hangUp();
     const call = await media.storedCall(created.call_id);
 

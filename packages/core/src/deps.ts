@@ -41,6 +41,11 @@ export interface CoreConfig {
    * the call ends `error`. A minute when omitted; tests shorten it.
    */
   webCallConnectMs?: number;
+  /**
+   * How long a connected web call may go without its media server saying its line is up (every 20 s)
+   * before it is taken as lost with that media server and ended. 90 s when omitted; tests shorten it.
+   */
+  webCallSilenceMs?: number;
   /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
   campaignRecheckMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */

@@ -7,6 +7,7 @@ import {
   createSimulatedCarrier,
   createWebCall,
   deterministicConversationEngine,
+  markLinesAlive,
   getCall,
   listCalls,
   ListCallsInput,
@@ -39,7 +40,8 @@ beforeAll(async () => {
   deps = {
     ...services.deps,
     // A browser that has not connected within 300 ms never will (a minute in service).
-    config: { ...services.deps.config, webCallConnectMs: 300 },
+    // A connected one not heard of for 1.5 s lost its media server (90 s in service).
+    config: { ...services.deps.config, webCallConnectMs: 300, webCallSilenceMs: 1_500 },
     workflows: createWorkflowStarter(client, taskQueue),
     carrier: createSimulatedCarrier({ dialMs: 20, ringMs: 20, talkMs: 20 }),
     conversation: deterministicConversationEngine,
@@ -176,5 +178,23 @@ describe('web calls on the call workflow', () => {
     ]);
     // A browser arriving after the end finds the call closed to it.
     expect(await startConversation(deps, created.call_id, 'web_call')).toBe(false);
+  });
+
+  it('ends a connected web call whose media server stopped saying its line is up, as lost', async () => {
+    const agent = await createAgent(deps, testAgentInput(accountId, { name: 'Lost line' }));
+    const created = await createWebCall(deps, { accountId, agent_id: agent.agent_id });
+    const result = await runWorker(async () => {
+      expect(await startConversation(deps, created.call_id, 'web_call')).toBe(true);
+      // The media server's heartbeat for three seconds, twice the silence allowed: the call stays up.
+      for (let beat = 0; beat < 15; beat++) {
+        await markLinesAlive(deps, [created.call_id]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect((await getCall(deps, { accountId, callId: created.call_id })).call_status).toBe('ongoing');
+      // Then the media server is gone.
+      return client.workflow.getHandle(workflowIds.call(created.call_id)).result();
+    });
+    expect(result).toEqual({ status: 'agent_hangup' });
+    expect((await eventsOf(created.call_id)).at(-1)).toEqual(['agent_hangup', 'conversation_lost']);
   });
 });
