@@ -13,7 +13,7 @@ import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { MULAW_SAMPLE_RATE, mulawDecode, resample, speak } from '@voice/audio';
+import { resample, speak, speakPcm } from '@voice/audio';
 import { createMediaStreamToken, webCallTokens } from '@voice/core';
 import { freePort, JWT_SECRET, serviceEnv, startMedia } from '@voice/dev';
 import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
@@ -53,7 +53,9 @@ const llm = await startLlmEmulator({
   speechLatencyMs: TTS_LATENCY_MS,
 });
 const callerWords = await speak(CALLER);
-const callerWordsWide = resample(mulawDecode(callerWords), MULAW_SAMPLE_RATE, 16_000);
+// The same words as a browser's microphone has them: from eSpeak's own rate, not the phone line's.
+const callerPcm = await speakPcm(CALLER);
+const callerWordsWide = resample(callerPcm.samples, callerPcm.sampleRate, 16_000);
 const stt = await startSttEmulator({ transcript: () => CALLER, finalLatencyMs: STT_LATENCY_MS });
 const mediaPort = await freePort();
 const env = {

@@ -1,4 +1,4 @@
-import { MULAW_SAMPLE_RATE, mulawDecode, resample, rms, speak } from '@voice/audio';
+import { resample, rms, speakPcm } from '@voice/audio';
 import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency } from '@voice/core';
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
@@ -14,7 +14,8 @@ const ANSWER = 'We open at nine in the morning.';
 
 /** What the browser's microphone hears: the caller's words as 16 kHz PCM. */
 async function callerSpeech(text: string, voice?: string): Promise<Int16Array> {
-  return resample(mulawDecode(await speak(text, voice)), MULAW_SAMPLE_RATE, 16_000);
+  const { sampleRate, samples } = await speakPcm(text, voice);
+  return resample(samples, sampleRate, 16_000);
 }
 
 /** A web call to the suite's agent, as web-call-create makes it. */

@@ -15,7 +15,13 @@ export interface CallTokens {
 }
 
 function callTokens(purpose: string): CallTokens {
-  const keyFor = (secret: string) => createHmac('sha256', secret).update(purpose).digest();
+  // Derived once per secret, not per token: a token is checked at every call's start.
+  const keys = new Map<string, Buffer>();
+  const keyFor = (secret: string) => {
+    let key = keys.get(secret);
+    if (!key) keys.set(secret, (key = createHmac('sha256', secret).update(purpose).digest()));
+    return key;
+  };
   const mac = (secret: string, callId: string, expires: number) =>
     createHmac('sha256', keyFor(secret)).update(`${callId}.${expires}`).digest('base64url');
   return {

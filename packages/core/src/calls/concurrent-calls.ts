@@ -38,3 +38,29 @@ export function tooManyCalls(inProgress: number, limit: number): AppError {
     { 'retry-after': '5' },
   );
 }
+
+/**
+ * Writes a new call row within the account's limit on calls in progress: counted and created under the
+ * account's lock when there is a limit (or when `alsoInTransaction` must commit with the row, as an
+ * Idempotency-Key's response does), else created at once. Too many calls in progress: 429, nothing written.
+ */
+export async function createCallWithinLimit(
+  deps: Pick<CoreDeps, 'config' | 'db'>,
+  row: Prisma.CallUncheckedCreateInput,
+  alsoInTransaction?: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<void> {
+  const { db } = deps;
+  const limit = await concurrentCallLimit(deps, db, row.accountId);
+  if (limit === null && !alsoInTransaction) {
+    await db.call.create({ data: row });
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    if (limit !== null) {
+      const inProgress = await countCallsInProgress(tx, row.accountId);
+      if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
+    }
+    await tx.call.create({ data: row });
+    await alsoInTransaction?.(tx);
+  });
+}

@@ -4,7 +4,7 @@ import { loadAgent, mergedVariables } from '../agents';
 import { webCallTokens } from '../call-tokens';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { concurrentCallLimit, countCallsInProgress, tooManyCalls } from './concurrent-calls';
+import { createCallWithinLimit } from './concurrent-calls';
 import { startCallWorkflows } from './dial-call';
 import type { CreateWebCallData, CreateWebCallOutput } from './schemas';
 
@@ -63,14 +63,7 @@ export async function createWebCall(
     createdAt: now,
     events: { create: { status: 'initiated' as const, at: now } },
   };
-  const limit = await concurrentCallLimit(deps, db, accountId);
-  if (limit === null) await db.call.create({ data: row });
-  else
-    await db.$transaction(async (tx) => {
-      const inProgress = await countCallsInProgress(tx, accountId);
-      if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
-      await tx.call.create({ data: row });
-    });
+  await createCallWithinLimit(deps, row);
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId: null }]);
   return {
     call_id: callId,

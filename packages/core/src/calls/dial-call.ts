@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
 import { withIdempotency, type RecordResponse } from '../idempotency';
-import { concurrentCallLimit, countCallsInProgress, tooManyCalls } from './concurrent-calls';
+import { createCallWithinLimit } from './concurrent-calls';
 import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
 
@@ -53,7 +53,6 @@ export async function dialCall(
   });
   const callId = randomUUID();
   const now = clock.now();
-  const limit = await concurrentCallLimit(deps, db, accountId);
   const row: Prisma.CallUncheckedCreateInput = {
     id: callId,
     accountId,
@@ -76,18 +75,7 @@ export async function dialCall(
     to_number: toNumber,
     direction: 'outgoing',
   };
-  if (limit === null && !recordResponse) {
-    await db.call.create({ data: row });
-  } else {
-    await db.$transaction(async (tx) => {
-      if (limit !== null) {
-        const inProgress = await countCallsInProgress(tx, accountId);
-        if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
-      }
-      await tx.call.create({ data: row });
-      await recordResponse?.(tx, output);
-    });
-  }
+  await createCallWithinLimit(deps, row, recordResponse ? (tx) => recordResponse(tx, output) : undefined);
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
   return output;
 }
