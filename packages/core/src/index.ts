@@ -32,6 +32,7 @@ export * from './network/resolver';
 export * from './network/public-address';
 export * from './agents';
 export * from './calls';
+export * from './flows';
 export * from './after-call';
 export * from './idempotency';
 export * from './config';

@@ -588,10 +588,19 @@ describe('agent-modify', () => {
       flow: {
         start: 'greet',
         nodes: [
-          { id: 'greet', type: 'say', text: 'internal-flow-text' },
+          { id: 'greet', type: 'say', speech: { kind: 'text', content: 'internal-flow-text' } },
+          {
+            id: 'lookup',
+            type: 'function',
+            function: { url: 'https://internal-flow-host.example.com/x', secret: 'internal-flow-secret-123' },
+          },
           { id: 'bye', type: 'end' },
         ],
-        edges: [{ from: 'greet', to: 'bye' }],
+        edges: [
+          { id: 'e1', from: 'greet', to: 'lookup', condition: { type: 'always' } },
+          { id: 'e2', from: 'lookup', to: 'bye', condition: { type: 'success' } },
+          { id: 'e3', from: 'lookup', to: 'bye', condition: { type: 'failure' } },
+        ],
       },
     });
     const res = await call(`/functions/v1/agent-modify/${flow.agent_id}`, {
@@ -610,8 +619,10 @@ describe('agent-modify', () => {
     expect(got.json.agent_type).toBe('conversationalFlow');
     const older = await call(`/v1/get-agent/${flow.agent_id}`);
     expect(older.json).toMatchObject({ agent_type: 'conversationalFlow', prompt_text_direction: 'rtl' });
-    for (const text of [got.text, older.text, (await call('/v1/list-agents')).text])
-      expect(text).not.toContain('internal-flow-text');
+    for (const text of [got.text, older.text, (await call('/v1/list-agents')).text]) {
+      for (const internal of ['internal-flow-text', 'internal-flow-host', 'internal-flow-secret', 'lookup'])
+        expect(text).not.toContain(internal);
+    }
   });
 });
 

@@ -7,5 +7,4 @@ export * from './create-agent';
 export * from './modify-agent';
 export * from './list-agents';
 export * from './duplicate-agent';
-export * from './create-flow-agent';
 export * from './variables';

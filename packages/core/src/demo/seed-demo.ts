@@ -1,7 +1,10 @@
+import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { randomBytes } from 'node:crypto';
 import { createApiKey, hashApiKey } from '../auth/api-keys';
 import { hashPassword, verifyPassword } from '../auth/passwords';
+import { FlowDefinition } from '../flows/schema';
+import { APPOINTMENT_FLOW } from '../flows/templates';
 
 /** Fixed ids make the seed idempotent: running it again finds the same rows. */
 export const DEMO = {
@@ -10,30 +13,11 @@ export const DEMO = {
   agentId: '00000000-0000-4000-a000-000000000101',
   agentName: 'Demo Receptionist',
   flowAgentId: '00000000-0000-4000-a000-000000000102',
-  flowAgentName: 'Demo Survey Flow',
+  flowAgentName: 'Demo Appointment Flow',
   numbers: ['+14155550100', '+14155550101'],
   userId: '00000000-0000-4000-a000-000000000201',
   userEmail: 'demo@example.com',
 } as const;
-
-/** A small survey flow, so the read-only behaviour of flow agents can be tried on real data. */
-const DEMO_FLOW = {
-  start: 'ask_rating',
-  nodes: [
-    {
-      id: 'ask_rating',
-      type: 'ask',
-      text: 'From 1 to 5, how was your last visit?',
-      config: { variable: 'rating' },
-    },
-    { id: 'thank', type: 'say', text: 'Thank you for your answer.' },
-    { id: 'end', type: 'end' },
-  ],
-  edges: [
-    { from: 'ask_rating', to: 'thank' },
-    { from: 'thank', to: 'end' },
-  ],
-};
 
 export interface SeedDemoResult {
   accountId: string;
@@ -51,7 +35,16 @@ export interface SeedDemoResult {
  */
 export async function seedDemo(
   deps: CoreDeps,
-  { knownKey, knownPassword }: { knownKey?: string; knownPassword?: string } = {},
+  {
+    knownKey,
+    knownPassword,
+    calendarUrl,
+  }: {
+    knownKey?: string;
+    knownPassword?: string;
+    /** Where the demo flow agent's calendar function asks (the demo stack's calendar). */
+    calendarUrl?: string;
+  } = {},
 ): Promise<SeedDemoResult> {
   const { db, clock } = deps;
   const now = clock.now();
@@ -74,22 +67,7 @@ export async function seedDemo(
     },
     update: {},
   });
-  await db.agent.upsert({
-    where: { id: DEMO.flowAgentId },
-    create: {
-      id: DEMO.flowAgentId,
-      accountId: DEMO.accountId,
-      name: DEMO.flowAgentName,
-      agentType: 'conversationalFlow',
-      language: 'en',
-      voiceId: 'en-gabriel',
-      welcomeMessage: 'Hi! Do you have one minute for a short survey?',
-      flowDefinition: DEMO_FLOW,
-      deployedAt: now,
-      createdAt: now,
-    },
-    update: {},
-  });
+  await seedDemoFlowAgent(deps, calendarUrl);
   for (const [index, number] of DEMO.numbers.entries()) {
     await db.phoneNumber.upsert({
       where: { number },
@@ -114,6 +92,45 @@ export async function seedDemo(
   }
   const { key } = await createApiKey(deps, { accountId: DEMO.accountId, name: 'demo' });
   return { ...seeded, apiKey: key, apiKeyCreated: true };
+}
+
+/**
+ * The demo flow agent, built from the appointment template (its calendar function pointed at
+ * `calendarUrl`); one whose flow no longer parses (an older demo's) is built again.
+ */
+async function seedDemoFlowAgent({ db, clock }: CoreDeps, calendarUrl: string | undefined) {
+  const flow = {
+    ...APPOINTMENT_FLOW,
+    nodes: APPOINTMENT_FLOW.nodes.map((node) =>
+      node.type === 'function' && calendarUrl
+        ? { ...node, function: { ...node.function, url: calendarUrl } }
+        : node,
+    ),
+  } as Prisma.InputJsonValue;
+  const existing = await db.agent.findUnique({ where: { id: DEMO.flowAgentId } });
+  if (existing && FlowDefinition.safeParse(existing.flowDefinition).success) return;
+  const now = clock.now();
+  const version = (existing?.version ?? 0) + 1;
+  const fields = { name: DEMO.flowAgentName, flowDefinition: flow, version, deployedAt: now };
+  await db.$transaction([
+    db.agent.upsert({
+      where: { id: DEMO.flowAgentId },
+      create: {
+        id: DEMO.flowAgentId,
+        accountId: DEMO.accountId,
+        agentType: 'conversationalFlow',
+        language: 'en',
+        voiceId: 'en-gabriel',
+        welcomeMessage: 'Hello! This is Demo Clinic.',
+        createdAt: now,
+        ...fields,
+      },
+      update: fields,
+    }),
+    db.agentFlowVersion.create({
+      data: { agentId: DEMO.flowAgentId, version, definition: flow, publishedAt: now },
+    }),
+  ]);
 }
 
 /** The demo dashboard user; its password is random, kept while it still signs in. */

@@ -14,6 +14,7 @@ import { addPhoneNumber } from '../phone-numbers/add-phone-number';
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256';
 export const TEST_SECRETS_KEY = 'test-secrets-key-that-seals-webhook-secrets';
 export { TEST_REDIS_URL } from './env';
+export * from './https-endpoint';
 
 /**
  * Core dependencies over the database that real service processes run on, with their secrets: for a

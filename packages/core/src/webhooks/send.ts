@@ -11,13 +11,13 @@ export interface SendResult {
   statusCode?: number;
   error?: string;
   latencyMs: number;
-  /** The first 2 KB of the response body. */
+  /** The response body's first `responseLimit` bytes (2 KB unless asked). */
   body?: string;
   retryAfter?: string;
 }
 
 /**
- * POSTs a webhook. The public-address rule is checked again now, against what the host resolves to
+ * POSTs a webhook (or a flow's function request). The public-address rule is checked again now, against what the host resolves to
  * at this moment, and the connection goes to exactly the address that was checked, so a DNS answer
  * that changes between the check and the connect (DNS rebinding) cannot reach a private network.
  * Redirects are not followed (a 3xx is a failed attempt); the whole request has a time limit.
@@ -29,7 +29,15 @@ export async function sendWebhook(
     headers,
     body,
     timeoutMs,
-  }: { url: string; headers: Record<string, string>; body: string; timeoutMs: number },
+    responseLimit = RESPONSE_BODY_LIMIT,
+  }: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+    /** The response body kept, in bytes (the rest is not read). */
+    responseLimit?: number;
+  },
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -73,13 +81,13 @@ export async function sendWebhook(
         const done = () =>
           finish({
             statusCode: response.statusCode,
-            body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+            body: Buffer.concat(chunks).subarray(0, responseLimit).toString('utf8'),
             retryAfter: response.headers['retry-after'],
           });
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           size += chunk.length;
-          if (size >= RESPONSE_BODY_LIMIT) {
+          if (size >= responseLimit) {
             done();
             response.destroy();
           }

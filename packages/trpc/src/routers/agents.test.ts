@@ -83,7 +83,7 @@ describe('agents.* procedures', () => {
       welcome_message: '',
       variables_provided: [],
       variables_extracted: [],
-      flow: { start: 'a', nodes: [{ id: 'a', type: 'end' }], edges: [] },
+      flow: { start: 'a', nodes: [{ id: 'a', type: 'end' }] },
     });
     expect((await failure(alphaApi.agents.modify({ agent_id: flow.agent_id, name: 'z' }))).code).toBe(
       'UNPROCESSABLE_CONTENT',
