@@ -1,10 +1,13 @@
 import {
+  callFlowFunction,
   loadCallAgent,
   placeholdersIn,
   mediaStreamTokens,
   startConversation,
   webCallTokens,
   type CoreDeps,
+  type FlowDefinition,
+  type FunctionInvocation,
   type RecordingStore,
 } from '@voice/core';
 import type { Logger } from 'pino';
@@ -12,6 +15,7 @@ import { storeFinishedConversation } from './finished-conversation';
 import type { MediaMetrics } from './metrics';
 import { ConversationSession } from './conversation/session';
 import type { SessionLimits, SessionProviders } from './conversation/options';
+import type { SessionFlow } from './conversation/flow-director';
 import type { Line } from './transport/line';
 
 export interface CallConversationDeps {
@@ -69,9 +73,16 @@ export async function startCallConversation(
   const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
   if (unfilled.length > 0)
     log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
+  const invocations: FunctionInvocation[] = [];
+  const flow = loaded.flow
+    ? sessionFlow(deps, { callId, line, flow: loaded.flow, vars: loaded.vars }, invocations)
+    : undefined;
+  if (!loaded.flow && loaded.agentType === 'conversationalFlow')
+    log.warn('the flow agent has no flow that parses: its prompt leads the call');
   const session: ConversationSession = new ConversationSession(line, {
     // A web call has no carrier to hand the caller to: its agent does not offer transfers.
     agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
+    ...(flow ? { flow } : {}),
     providers: deps.providers,
     limits: deps.limits,
     async ended(result) {
@@ -79,7 +90,7 @@ export async function startCallConversation(
         await storeFinishedConversation(
           deps,
           { callId, kind: opener.kind, transferTo: loaded.transferTo, line, log },
-          result,
+          { ...result, functionInvocations: invocations },
         );
       } finally {
         // Until here the server's stop waits for it.
@@ -98,4 +109,43 @@ export async function startCallConversation(
   log.info({ kind: opener.kind }, 'conversation started');
   await session.start();
   return undefined;
+}
+
+/**
+ * A flow as this call runs it: its function requests made (signed, under the address rules) and kept
+ * for the dashboard, timed from the line's opening.
+ */
+function sessionFlow(
+  deps: CallConversationDeps,
+  {
+    callId,
+    line,
+    flow,
+    vars,
+  }: { callId: string; line: Line; flow: FlowDefinition; vars: Record<string, string> },
+  invocations: FunctionInvocation[],
+): SessionFlow {
+  return {
+    definition: flow,
+    vars,
+    async callFunction(node, args) {
+      const atMs = Math.round(performance.now() - line.openedAt);
+      const result = await callFlowFunction(deps.core, { callId, name: node.name, fn: node.function, args });
+      invocations.push({
+        node: node.id,
+        name: node.name,
+        url: node.function.url,
+        at_ms: atMs,
+        request: result.request,
+        ok: result.ok,
+        status: result.status,
+        response: result.body,
+        error: result.error ?? null,
+        latency_ms: Math.round(performance.now() - line.openedAt) - atMs,
+      });
+      return result;
+    },
+    // Knowledge bases are searched by the knowledge base store once the account has one.
+    retrieve: async () => [],
+  };
 }

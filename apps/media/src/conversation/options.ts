@@ -1,5 +1,6 @@
 import type { ConversationResult } from '@voice/core';
 import type { LanguageModel, SpeechToText, TextToSpeech } from '@voice/providers';
+import type { SessionFlow } from './flow-director';
 
 /** The agent of a call, as its conversation needs it. */
 export interface SessionAgent {
@@ -39,6 +40,8 @@ export interface ReplyTiming {
 
 export interface ConversationOptions {
   agent: SessionAgent;
+  /** A flow agent's flow, which leads the conversation instead of the prompt. */
+  flow?: SessionFlow;
   providers: SessionProviders;
   limits: SessionLimits;
   /**

@@ -1,13 +1,14 @@
-import type { ConversationEnd, ConversationResult, TranscriptEntry, TurnLatency } from '@voice/core';
+import type { ConversationEnd, ConversationResult, FlowEnd, TranscriptEntry, TurnLatency } from '@voice/core';
 import type { LlmMessage, LlmTool } from '@voice/providers';
 import type { Line, LineListener } from '../transport/line';
-import { cutShort, heardOfTurn, newAgentTurn, rememberSaid, type AgentTurn } from './agent-turn';
+import { rememberSaid, type AgentTurn } from './agent-turn';
+import { AgentVoice } from './agent-voice';
 import { CallerAudio } from './caller-audio';
 import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
+import { FlowDirector, type FlowVoice } from './flow-director';
 import type { ConversationOptions } from './options';
 import { FALLBACK, SILENCE_GOODBYE, TECHNICAL_GOODBYE, TIME_LIMIT_GOODBYE } from './phrases';
 import { streamReply } from './model-reply';
-import { sentencesOf } from './sentences';
 import { TurnTiming } from './turn-timing';
 
 /**
@@ -34,20 +35,46 @@ export class ConversationSession implements LineListener {
   readonly history: LlmMessage[] = [];
   private readonly caller = new CallerAudio();
   private readonly tools: LlmTool[];
-  private turn: AgentTurn | null = null;
-  private marks = 0;
+  private readonly voice: AgentVoice;
   private llmFailures = 0;
   /** When the caller's utterance in progress began (ms from the start). */
   private callerStartedAt: number | null = null;
   private silenceTimer: NodeJS.Timeout | null = null;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
+  /** A flow agent's flow; null: the prompt and the model lead. */
+  private readonly director: FlowDirector | null;
 
   constructor(
     private readonly line: Line,
     private readonly options: ConversationOptions,
   ) {
     this.tools = conversationTools(options.agent);
+    this.voice = new AgentVoice({
+      line,
+      options,
+      transcript: this.transcript,
+      history: this.history,
+      failures: this.failures,
+      latencies: this.latencies,
+      now: () => this.now(),
+      speaking: () => this.armSilenceTimer(false),
+      ending: () => this.ending !== null,
+    });
+    const voice: FlowVoice = {
+      say: (text) => this.voice.speak(text),
+      sayModel: (messages) => this.voice.speakModel(messages),
+      system: (label) =>
+        void this.transcript.push({ role: 'system', content: label, timestamp_ms: this.now() }),
+      failed: (reason) => void this.failures.push(reason),
+      history: this.history,
+    };
+    this.director = options.flow
+      ? new FlowDirector(options.flow, voice, options.providers.llm, {
+          canTransfer: options.agent.transferEnabled,
+          today: () => new Date().toISOString().slice(0, 10),
+        })
+      : null;
   }
 
   /** Milliseconds since the line opened: the call's clock, which the recording shares. */
@@ -59,7 +86,9 @@ export class ConversationSession implements LineListener {
   async start(): Promise<void> {
     this.history.push({
       role: 'system',
-      content: this.options.agent.prompt || 'You are a helpful phone agent.',
+      content:
+        (this.options.flow ? this.options.flow.definition.global_prompt : this.options.agent.prompt) ||
+        'You are a helpful phone agent.',
     });
     this.limitTimer = setTimeout(
       () => void this.sayAndEnd(TIME_LIMIT_GOODBYE, 'agent_hangup'),
@@ -79,8 +108,9 @@ export class ConversationSession implements LineListener {
     } catch (error) {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
-    if (this.options.agent.welcomeMessage) await this.speak(this.options.agent.welcomeMessage);
-    else await this.respond();
+    if (this.options.agent.welcomeMessage) await this.voice.speak(this.options.agent.welcomeMessage);
+    if (this.director) await this.flowStep(this.director.start());
+    else if (!this.options.agent.welcomeMessage) await this.respond();
   }
 
   /** The caller's audio from the line. */
@@ -94,13 +124,11 @@ export class ConversationSession implements LineListener {
   }
 
   speechStarted(mark: string): void {
-    const timing = this.turn?.timing;
-    if (!timing || timing.firstMark !== mark) return;
-    this.options.replied?.(timing.done(this.line.openedAt, this.latencies));
+    this.voice.started(mark);
   }
 
   speechHeard(mark: string): void {
-    for (const sentence of this.turn?.sentences ?? []) if (sentence.mark === mark) sentence.played = true;
+    this.voice.heard(mark);
   }
 
   /** The agent has finished speaking: the caller's turn, for as long as the silence timeout. */
@@ -113,12 +141,12 @@ export class ConversationSession implements LineListener {
     this.armSilenceTimer(false);
     // Timed on the caller's audio, as the recording is, rather than by when the provider noticed.
     this.callerStartedAt ??= this.caller.startOf(audioMs) ?? this.now();
-    const turn = this.turn;
+    const turn = this.voice.turn;
     if (!turn || this.ending) return;
     // Barge-in: the caller talks over the agent, who stops at once.
     if (this.line.speaking) {
       // The turn learns how far the line got before the line forgets it.
-      this.cutTurn(turn);
+      this.voice.cut(turn);
       this.line.clear();
     }
   }
@@ -134,67 +162,29 @@ export class ConversationSession implements LineListener {
     this.callerStartedAt = null;
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
-    if (this.turn) this.cutTurn(this.turn);
-    await this.respond(0, timing);
+    if (this.voice.turn) this.voice.cut(this.voice.turn);
+    if (!this.director) return this.respond(0, timing);
+    this.voice.pendingTiming = timing;
+    await this.flowStep(this.director.heard(text));
   }
 
-  /** Ends the agent's turn where the caller heard it end. */
-  private cutTurn(turn: AgentTurn) {
-    turn.abort.abort();
-    if (this.turn === turn) this.turn = null;
-    cutShort(turn, heardOfTurn(turn, this.line), this);
-  }
-
-  private newTurn(): AgentTurn {
-    this.turn = newAgentTurn();
-    return this.turn;
-  }
-
-  /** Queues a sentence of the turn: synthesized in order, then onto the line. */
-  private say(turn: AgentTurn, text: string) {
-    const sentence = { text, mark: `m${++this.marks}`, played: false };
-    const timing = turn.timing && turn.timing.firstMark === null ? turn.timing : null;
-    // The model's time to write the first sentence is the provider's, not the pipeline's.
-    const sentenceAt = performance.now();
-    timing?.firstSentence(sentence.mark, sentenceAt);
-    const audio = this.options.providers.tts
-      .synthesize(text, { language: this.options.agent.language, voice: this.options.agent.voice })
-      .catch((error: unknown) => {
-        this.failures.push(`text-to-speech: ${(error as Error).message}`);
-        return null;
-      });
-    if (timing) void audio.then(() => timing.synthesized(sentenceAt));
-    turn.queued = turn.queued.then(async () => {
-      const speech = await audio;
-      if (turn.abort.signal.aborted || this.ending || !speech) return;
-      turn.entry ??= this.pushEntry('agent', '');
-      turn.entry.content = turn.entry.content ? `${turn.entry.content} ${text}` : text;
-      turn.sentences.push(sentence);
-      this.armSilenceTimer(false);
-      this.line.play(speech, sentence.mark);
-      this.line.said({ role: 'agent', content: text });
-    });
-  }
-
-  private pushEntry(role: 'agent' | 'caller', content: string): TranscriptEntry {
-    const entry = { role, content, timestamp_ms: this.now() };
-    this.transcript.push(entry);
-    return entry;
-  }
-
-  /** A fixed agent turn (the welcome message, a goodbye), not from the model: sentence by sentence. */
-  private async speak(text: string) {
-    const turn = this.newTurn();
-    for (const sentence of sentencesOf(text)) this.say(turn, sentence);
-    await turn.queued;
-    if (!turn.abort.signal.aborted) rememberSaid(turn, this.history, text);
+  /** A flow's step: the call ends once its last words are heard, when the flow ends it. */
+  private async flowStep(step: Promise<FlowEnd | null>) {
+    let end: FlowEnd | null;
+    try {
+      end = await step;
+    } catch (error) {
+      this.failures.push(`flow: ${(error as Error).message}`);
+      return this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
+    }
+    if (!end || this.ending) return;
+    if (this.voice.turn) await this.voice.playedOut(this.voice.turn);
+    await this.finish(end);
   }
 
   /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
   private async respond(round = 0, timing?: TurnTiming): Promise<void> {
-    const turn = this.newTurn();
-    timing?.asked();
-    turn.timing = timing ?? null;
+    const turn = this.voice.newTurn(timing ?? null);
     let reply: { text: string; calls: ToolCall[] };
     try {
       const request = {
@@ -206,7 +196,7 @@ export class ConversationSession implements LineListener {
       reply = await streamReply(
         this.options.providers.llm,
         request,
-        (sentence) => this.say(turn, sentence),
+        (sentence) => this.voice.say(turn, sentence),
         () => turn.timing?.firstToken(),
       );
       this.llmFailures = 0;
@@ -215,7 +205,7 @@ export class ConversationSession implements LineListener {
       this.failures.push(`language model: ${(error as Error).message}`);
       this.llmFailures += 1;
       if (this.llmFailures >= MAX_LLM_FAILURES) return this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
-      this.say(turn, FALLBACK);
+      this.voice.say(turn, FALLBACK);
       await turn.queued;
       return;
     }
@@ -227,32 +217,30 @@ export class ConversationSession implements LineListener {
 
   private async runTools(turn: AgentTurn, text: string, calls: ToolCall[], round: number) {
     const into = { variables: this.varsCollected, history: this.history };
-    const ending = runAgentTools(this.options.agent, { text, calls, idPrefix: `call_${this.marks}` }, into);
+    const ending = runAgentTools(
+      this.options.agent,
+      { text, calls, idPrefix: `call_${this.voice.markCount}` },
+      into,
+    );
     if (ending) {
-      await this.playedOut(turn);
+      await this.voice.playedOut(turn);
       await this.finish(ending);
       return;
     }
     // Variables recorded: the model goes on (it may have more to say, or nothing until the caller speaks).
-    if (!text && round < MAX_TOOL_ROUNDS && this.turn === turn) await this.respond(round + 1);
-  }
-
-  /** Waits until the caller has heard the turn's speech to its end (the line's last mark came back). */
-  private async playedOut(turn: AgentTurn) {
-    await turn.queued;
-    if (!turn.abort.signal.aborted && !this.ending) await this.line.drained();
+    if (!text && round < MAX_TOOL_ROUNDS && this.voice.turn === turn) await this.respond(round + 1);
   }
 
   private async sayAndEnd(text: string, end: ConversationEnd) {
     if (this.ending) return;
-    if (this.turn) {
+    if (this.voice.turn) {
       // The turn learns how far the line got before the line forgets it.
-      this.cutTurn(this.turn);
+      this.voice.cut(this.voice.turn);
       this.line.clear();
     }
-    const turn = this.newTurn();
-    this.say(turn, text);
-    await this.playedOut(turn);
+    const turn = this.voice.newTurn();
+    this.voice.say(turn, text);
+    await this.voice.playedOut(turn);
     rememberSaid(turn, this.history, text);
     await this.finish(end);
   }
@@ -281,13 +269,15 @@ export class ConversationSession implements LineListener {
     this.ending ??= (async () => {
       this.armSilenceTimer(false);
       if (this.limitTimer) clearTimeout(this.limitTimer);
-      this.turn?.abort.abort();
+      this.voice.turn?.abort.abort();
       await this.caller.stt?.close();
       this.line.close();
       const result: ConversationResult = {
         end,
         transcript: this.transcript.filter((entry) => entry.content),
-        varsCollected: this.varsCollected,
+        varsCollected: this.director
+          ? { ...this.varsCollected, ...this.director.collected }
+          : this.varsCollected,
         failures: this.failures,
         turnLatencies: this.latencies,
       };

@@ -43,7 +43,7 @@ export async function startConversation(
 
 /**
  * Stores the conversation on its call, once: the transcript, the collected variables (call-local
- * `_` names dropped, never stored), how it ended and where its recording is.
+ * `_` names dropped, never stored), how it ended, a flow's function requests and where its recording is.
  */
 export async function storeConversation(
   { db }: CoreDeps,
@@ -61,6 +61,7 @@ export async function storeConversation(
       varsCollected: storableVariables(record.varsCollected),
       conversationEndReason: record.end,
       turnLatencies: (record.turnLatencies ?? []) as unknown as Prisma.InputJsonArray,
+      functionInvocations: (record.functionInvocations ?? []) as unknown as Prisma.InputJsonArray,
       conversationEndedAt: record.endedAt,
       recordingKey: record.recordingKey,
     },

@@ -1,11 +1,13 @@
 import { mergedVariables, fillVariables } from '../agents/variables';
 import { transferDestination } from '../agents/agent-view';
 import type { CoreDeps } from '../deps';
+import { flowOfCall } from '../flows/flow-agents';
 
 /**
  * A call's agent as its live conversation needs it: the prompt and welcome filled with the call's
- * variables (the agent's defaults for those the call was not given), and where a transfer goes. Null
- * when the call does not exist or has no agent (an incoming call refused for want of one).
+ * variables (the agent's defaults for those the call was not given), where a transfer goes, and for a
+ * flow agent the flow of the version the call was placed with. Null when the call does not exist or
+ * has no agent (an incoming call refused for want of one).
  */
 export async function loadCallAgent({ db }: CoreDeps, callId: string) {
   const call = await db.call.findUnique({ where: { id: callId }, include: { agent: true } });
@@ -24,5 +26,8 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
       transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
     },
     transferTo: transferDestination(agent),
+    agentType: agent.agentType,
+    vars,
+    flow: agent.agentType === 'conversationalFlow' ? await flowOfCall({ db }, call, agent) : null,
   };
 }

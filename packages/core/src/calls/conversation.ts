@@ -1,3 +1,5 @@
+import type { FunctionInvocation } from '../flows/call-function';
+
 /** A call's conversation as the service keeps it, however it was held (live, or simulated). */
 
 export interface TranscriptEntry {
@@ -38,4 +40,6 @@ export interface ConversationResult {
   failures: string[];
   /** Each answer to the caller, timed (answers cut short before a frame went out have none). */
   turnLatencies: TurnLatency[];
+  /** A flow agent's function requests and their results: for the dashboard, never for API keys. */
+  functionInvocations?: FunctionInvocation[];
 }

@@ -6,6 +6,7 @@ export * from './recordings';
 export * from './dial-call';
 export * from './create-web-call';
 export * from './turn-latencies';
+export * from './function-invocations';
 export { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from './web-call-progress';
 export * from './call-runtime';
 export * from './carrier-progress';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  callFunctionInvocations,
   AddTestContactInput,
   CreateWebCallInput,
   DialCallInput,
@@ -54,6 +55,12 @@ export const callsRouter = router({
   latency: accountProcedure
     .input(CallId)
     .query(({ ctx, input }) => callLatency(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  /** A flow call's function requests and results (dashboard users only: never for API keys). */
+  functionInvocations: userProcedure
+    .input(CallId)
+    .query(({ ctx, input }) =>
+      callFunctionInvocations(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
+    ),
   list: accountProcedure
     .input(ListCallsInput.optional())
     .query(({ ctx, input }) =>

@@ -4,6 +4,9 @@ import { extractedVariables } from '../../agents/agent-view';
 import { fillVariables, storableVariables } from '../../agents/variables';
 import type { CoreDeps } from '../../deps';
 import type { TranscriptEntry } from '../conversation';
+import { flowOfCall } from '../../flows/flow-agents';
+import type { FlowDefinition } from '../../flows/schema';
+import { simulateFlow } from './flow-conversation';
 import { connectedOutcome, type CarrierEnd, type ConversationColumns } from '../finish-call';
 
 /**
@@ -23,7 +26,8 @@ export interface ConversationInput {
     prompt: string;
     welcomeMessage: string;
     variablesExtracted: { name: string; description: string; required: boolean }[];
-    flow: { nodes: { id: string; type: string; text?: string }[] } | null;
+    /** A flow agent's flow (the version the call was placed with). */
+    flow: FlowDefinition | null;
   };
   varsProvided: Record<string, string>;
   talkMs: number;
@@ -69,13 +73,13 @@ export const deterministicConversationEngine: ConversationEngine = {
     lines.push({ role: 'agent', content: opening });
     lines.push({ role: 'caller', content: `Hi, this is ${callerName}.` });
 
+    let flowCollected: Record<string, string> = {};
+    let flowEnded = false;
     if (agent.agentType === 'conversationalFlow' && agent.flow) {
-      for (const node of agent.flow.nodes) {
-        lines.push({ role: 'system', content: `node:${node.id}` });
-        if (node.text) lines.push({ role: 'agent', content: fillVariables(node.text, varsProvided) });
-        if (node.type === 'ask')
-          lines.push({ role: 'caller', content: pick(ANSWERS, `${callId}:${node.id}`) });
-      }
+      const simulated = await simulateFlow(callId, agent.flow, varsProvided);
+      lines.push(...simulated.lines);
+      flowCollected = simulated.collected;
+      flowEnded = simulated.ended;
     }
     const varsExtracted: Record<string, string> = {};
     for (const variable of agent.variablesExtracted) {
@@ -88,7 +92,7 @@ export const deterministicConversationEngine: ConversationEngine = {
       varsExtracted[variable.name] = value;
     }
     if (endedBy === 'caller') lines.push({ role: 'caller', content: 'Sorry, I have to go now.' });
-    else lines.push({ role: 'agent', content: 'Thank you for your time. Goodbye!' });
+    else if (!flowEnded) lines.push({ role: 'agent', content: 'Thank you for your time. Goodbye!' });
 
     const step = lines.length > 1 ? Math.floor(talkMs / lines.length) : 0;
     const transcript = lines.map((line, index) => ({ ...line, timestamp_ms: index * step }));
@@ -112,6 +116,7 @@ export const deterministicConversationEngine: ConversationEngine = {
       varsExtracted,
       varsCollected: {
         caller_name: callerName,
+        ...flowCollected,
         ...(collectedTopics.length ? { topics: collectedTopics } : {}),
       },
       detectedGender: pick(['female', 'male'] as const, `${callId}:gender`),
@@ -140,10 +145,7 @@ export async function simulatedConversation(
       prompt: agent.prompt,
       welcomeMessage: agent.welcomeMessage,
       variablesExtracted: extractedVariables(agent),
-      flow:
-        agent.agentType === 'conversationalFlow'
-          ? (agent.flowDefinition as { nodes: { id: string; type: string; text?: string }[] })
-          : null,
+      flow: agent.agentType === 'conversationalFlow' ? await flowOfCall(deps, call, agent) : null,
     },
     varsProvided: call.varsProvided as Record<string, string>,
     talkMs: ended.endedAt.getTime() - ended.answeredAt.getTime(),
