@@ -15,6 +15,7 @@ import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { llmSettingsFromEnv } from '@voice/providers/llm-env';
+import { completeText, openAiLanguageModel, type LlmMessage } from '@voice/providers/llm';
 import { textToSpeechFromEnv } from '@voice/providers/tts-env';
 import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
@@ -59,6 +60,16 @@ const rateLimitStore = env.REDIS_URL
       onError: throttledWarning('rate limiter cannot reach Redis; requests go through unlimited'),
     })
   : memoryRateLimitStore();
+// The flow builder's text chat talks to the deployment's language model, when it has one.
+const llmSettings = llmSettingsFromEnv(env);
+const llm = llmSettings ? openAiLanguageModel(llmSettings) : null;
+const flowModel =
+  llm && llmSettings
+    ? {
+        structured: llm.structured,
+        complete: (messages: LlmMessage[]) => completeText(llm, messages, llmSettings.timeoutMs),
+      }
+    : undefined;
 const server = createServer(
   {
     core: {
@@ -78,6 +89,7 @@ const server = createServer(
     logger,
     // From src/main.ts (dev) and dist/main.js (built) alike, this checkout's apps/web/dist.
     dashboardDir: env.DASHBOARD_DIR ?? fileURLToPath(new URL('../../web/dist/', import.meta.url)),
+    ...(flowModel ? { flowModel } : {}),
     // The dashboard's voice samples, spoken as the media server speaks calls (same settings).
     voiceSamples: voiceSamples(
       textToSpeechFromEnv(env, llmSettingsFromEnv(env), (error) =>

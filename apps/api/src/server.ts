@@ -26,6 +26,8 @@ export interface ServerDeps {
   dashboardDir?: string;
   /** Voice samples for the dashboard's play button (the deployment's text-to-speech). */
   voiceSamples?: TrpcContext['voiceSamples'];
+  /** The language model of the flow builder's text chat (the deployment's LLM settings). */
+  flowModel?: TrpcContext['flowModel'];
 }
 
 export interface ServerOptions {
@@ -87,7 +89,10 @@ export function createServer(
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: createContextFactory(deps.core, deps.voiceSamples),
+      createContext: createContextFactory(deps.core, {
+        voiceSamples: deps.voiceSamples,
+        flowModel: deps.flowModel,
+      }),
       onError({ error, path, ctx }) {
         if (error.code === 'INTERNAL_SERVER_ERROR')
           logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');

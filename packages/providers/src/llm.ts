@@ -83,3 +83,15 @@ export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
     },
   };
 }
+
+/** The model's whole answer to these messages as text (no tools), within `timeoutMs`. */
+export async function completeText(
+  llm: LanguageModel,
+  messages: LlmMessage[],
+  timeoutMs: number,
+): Promise<string> {
+  let text = '';
+  for await (const event of llm.reply(messages, [], AbortSignal.timeout(timeoutMs)))
+    if (event.type === 'text') text += event.text;
+  return text.trim();
+}

@@ -1,4 +1,4 @@
-import type { CoreDeps } from '@voice/core';
+import type { CoreDeps, FlowModel } from '@voice/core';
 
 /** What every procedure sees; the HTTP adapter (apps/api) builds it per request. */
 export interface TrpcContext {
@@ -19,6 +19,8 @@ export interface TrpcContext {
    */
   voiceSamples?:
     { sample(voice: string, language: string): Promise<{ text: string; wav: Buffer }> } | undefined;
+  /** The language model of the flow builder's text chat; absent where the process has none configured. */
+  flowModel?: FlowModel | undefined;
   /** Sets or clears (null) the session cookie; absent for server-side callers. */
   setSessionCookie?: (token: string | null) => void;
 }

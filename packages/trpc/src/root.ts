@@ -3,6 +3,7 @@ import { apiKeysRouter } from './routers/api-keys';
 import { callsRouter } from './routers/calls';
 import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
 import { carrierConnectionsRouter } from './routers/carrier-connections';
+import { flowsRouter } from './routers/flows';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { sessionRouter } from './routers/session';
 import { voicesRouter } from './routers/voices';
@@ -16,6 +17,7 @@ export const appRouter = router({
   campaigns: campaignsRouter,
   carrierConnections: carrierConnectionsRouter,
   doNotCall: doNotCallRouter,
+  flows: flowsRouter,
   phoneNumbers: phoneNumbersRouter,
   session: sessionRouter,
   voices: voicesRouter,

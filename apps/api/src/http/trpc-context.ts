@@ -23,12 +23,13 @@ export function sessionCookie(token: string | null): string {
 }
 
 export const createContextFactory =
-  (deps: CoreDeps, voiceSamples?: TrpcContext['voiceSamples']) =>
+  (deps: CoreDeps, { voiceSamples, flowModel }: Pick<TrpcContext, 'voiceSamples' | 'flowModel'> = {}) =>
   ({ req, res }: CreateFastifyContextOptions): TrpcContext => {
     const csrf = req.headers[CSRF_HEADER];
     return {
       deps,
       voiceSamples,
+      flowModel,
       requestId: req.id,
       authorization: req.headers.authorization,
       clientIp: req.ip,

@@ -1,12 +1,14 @@
 import {
   advanceFlow,
   initialFlowState,
+  instructionPrompt,
+  understandCaller,
+  type DialogueLine,
   type FlowDefinition,
   type FlowEnd,
   type FlowInput,
   type FlowPorts,
   type FlowState,
-  type FlowVariable,
   type FunctionOutcome,
   type Understanding,
   type UnderstandRequest,
@@ -43,52 +45,6 @@ export interface FlowVoice {
   /** What the caller and the agent said so far (the model's context). */
   history: readonly LlmMessage[];
 }
-
-const TYPE_HINTS: Record<FlowVariable['type'], (variable: FlowVariable) => string> = {
-  string: () => 'as the caller said it',
-  number: () => 'a number in digits',
-  date: () => 'a date as YYYY-MM-DD',
-  yes_no: () => '"yes" or "no"',
-  choice: (variable) => `one of: ${(variable.choices ?? []).join(', ')}`,
-  phone: () => 'a phone number, digits with a leading + when international',
-};
-
-/** The JSON schema of one understanding: the intent meant, and each variable asked for (or null). */
-export function understandingSchema(request: UnderstandRequest): Record<string, unknown> {
-  const ids = request.intents.map((intent) => intent.id);
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['intent', 'variables'],
-    properties: {
-      intent: ids.length > 0 ? { type: ['string', 'null'], enum: [...ids, null] } : { type: 'null' },
-      variables: {
-        type: 'object',
-        additionalProperties: false,
-        required: request.variables.map((variable) => variable.name),
-        properties: Object.fromEntries(
-          request.variables.map((variable) => [
-            variable.name,
-            {
-              type: ['string', 'null'],
-              description: `${variable.description || variable.name} (${TYPE_HINTS[variable.type](variable)}); null if not given`,
-            },
-          ]),
-        ),
-      },
-    },
-  };
-}
-
-const recent = (history: readonly LlmMessage[]) =>
-  history
-    .filter(
-      (message) =>
-        (message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string',
-    )
-    .slice(-8)
-    .map((message) => `${message.role === 'user' ? 'Caller' : 'Agent'}: ${message.content as string}`)
-    .join('\n');
 
 export class FlowDirector {
   private state: FlowState;
@@ -155,55 +111,24 @@ export class FlowDirector {
     vars: Readonly<Record<string, string>>,
     passages?: string[],
   ): LlmMessage[] {
-    const known = Object.entries(vars)
-      .filter(([name]) => !name.startsWith('_'))
-      .map(([name, value]) => `${name}: ${value}`)
-      .join('\n');
-    const system = [
-      this.flow.definition.global_prompt || 'You are a helpful phone agent.',
-      'You speak on a phone call: say only the words to speak, briefly, with no lists or markup.',
-      `Now: ${instruction}`,
-      passages?.length
-        ? `Passages:\n${passages.map((passage, index) => `[${index + 1}] ${passage}`).join('\n\n')}`
-        : '',
-      known ? `What you know:\n${known}` : '',
-    ]
-      .filter(Boolean)
-      .join('\n\n');
     const dialogue = this.voice.history.filter(
       (message) => message.role === 'user' || message.role === 'assistant',
     );
-    return [{ role: 'system', content: system }, ...dialogue.slice(-12)];
+    return [
+      { role: 'system', content: instructionPrompt(this.flow.definition, instruction, vars, passages) },
+      ...dialogue.slice(-12),
+    ];
   }
 
   /** One structured answer of the model: which intent the caller meant, and the variables they gave. */
   private async understand(request: UnderstandRequest): Promise<Understanding> {
-    const lines = [
-      `Today is ${this.options.today()}.`,
-      `The conversation so far:\n${recent(this.voice.history)}`,
-      `The caller just said: ${JSON.stringify(request.utterance)}`,
-      request.intents.length
-        ? `Which of these did the caller mean (null if none)?\n${request.intents.map((intent) => `- ${intent.id}: ${intent.description}`).join('\n')}`
-        : '',
-      request.variables.length
-        ? 'Give each variable the caller stated in this conversation, null if they did not.'
-        : '',
-    ];
+    const dialogue = this.voice.history.flatMap((message): DialogueLine[] =>
+      (message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string'
+        ? [{ role: message.role === 'user' ? 'caller' : 'agent', content: message.content }]
+        : [],
+    );
     try {
-      const answer = (await this.llm.structured(
-        [
-          {
-            role: 'system',
-            content: 'You read what the caller on a phone call means, for the agent’s flow. Answer in JSON.',
-          },
-          { role: 'user', content: lines.filter(Boolean).join('\n\n') },
-        ],
-        { name: 'caller_turn', schema: understandingSchema(request) },
-      )) as Partial<Understanding> | null;
-      return {
-        intent: typeof answer?.intent === 'string' ? answer.intent : null,
-        variables: answer?.variables && typeof answer.variables === 'object' ? answer.variables : {},
-      };
+      return await understandCaller(this.llm, request, { dialogue, today: this.options.today() });
     } catch (error) {
       // Not understood: the flow asks again rather than guess.
       this.voice.failed(`language model: ${(error as Error).message}`);

@@ -68,12 +68,12 @@ export function maskFlowSecrets(flow: FlowDefinition): FlowDefinition {
   };
 }
 
-function storedFlow(value: Prisma.JsonValue | null): FlowDefinition | null {
+export function storedFlow(value: Prisma.JsonValue | null): FlowDefinition | null {
   const parsed = FlowDefinition.safeParse(value);
   return parsed.success ? parsed.data : null;
 }
 
-async function loadFlowAgent(deps: CoreDeps, accountId: string, agentId: string): Promise<AgentRow> {
+export async function loadFlowAgent(deps: CoreDeps, accountId: string, agentId: string): Promise<AgentRow> {
   const agent = await loadAgent(deps.db, accountId, agentId);
   if (agent.agentType !== 'conversationalFlow')
     throw new AppError('UNPROCESSABLE', 'Only conversationalFlow agents have a flow');
@@ -210,4 +210,35 @@ export async function exportFlow(
   const flow = storedFlow(agent.flowDefinition);
   if (!flow) throw new AppError('UNPROCESSABLE', 'The agent has no published flow');
   return maskFlowSecrets(flow);
+}
+
+/**
+ * What the builder's validate shows: a flow of the wrong shape gives its schema's problems (on the node
+ * or edge they name), a flow of the right shape what would stop it from being published.
+ */
+export async function checkFlow(
+  deps: CoreDeps,
+  { accountId, agentId, flow }: { accountId: string; agentId: string; flow: unknown },
+): Promise<{ problems: FlowProblem[] }> {
+  const agent = await loadFlowAgent(deps, accountId, agentId);
+  const parsed = FlowDefinition.safeParse(flow);
+  if (parsed.success) return { problems: validateFlow(parsed.data, { provided: providedNames(agent) }) };
+  const input = flow as { nodes?: { id?: unknown }[]; edges?: { id?: unknown; from?: unknown }[] } | null;
+  return {
+    problems: parsed.error.issues.map((issue) => {
+      const [list, index, ...rest] = issue.path;
+      const message = `${rest.join('.') || String(list ?? 'flow')}: ${issue.message}`;
+      if (list === 'nodes' && typeof index === 'number') {
+        const id = input?.nodes?.[index]?.id;
+        return typeof id === 'string' ? { node: id, message } : { message };
+      }
+      if (list === 'edges' && typeof index === 'number') {
+        const edge = input?.edges?.[index];
+        return typeof edge?.id === 'string'
+          ? { edge: edge.id, ...(typeof edge.from === 'string' ? { node: edge.from } : {}), message }
+          : { message };
+      }
+      return { message };
+    }),
+  };
 }
