@@ -201,13 +201,13 @@ describe('voice agents', () => {
       JSON.stringify({
         start: 'hi',
         nodes: [
-          { id: 'hi', type: 'say', text: 'Hi' },
+          { id: 'hi', type: 'say', speech: { kind: 'text', content: 'Hi' } },
           { id: 'end', type: 'end' },
         ],
-        edges: [{ from: 'hi', to: 'end' }],
+        edges: [{ id: 'hi-end', from: 'hi', to: 'end', condition: { type: 'always' } }],
       }),
     );
-    const flow = await json<{ agent_type: string }>(
+    const flow = await json<{ agent_id: string; agent_type: string }>(
       'agents',
       'create-flow',
       '--account',
@@ -218,6 +218,38 @@ describe('voice agents', () => {
       join(dir, 'flow.json'),
     );
     expect(flow.agent_type).toBe('conversationalFlow');
+    const exported = await voice('agents', 'export-flow', flow.agent_id, '--account', account);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.stdout)).toEqual({
+      start: 'hi',
+      global_prompt: '',
+      human_handoff: null,
+      nodes: [
+        { id: 'hi', name: '', type: 'say', speech: { kind: 'text', content: 'Hi' } },
+        { id: 'end', name: '', type: 'end' },
+      ],
+      edges: [{ id: 'hi-end', from: 'hi', to: 'end', condition: { type: 'always' } }],
+    });
+    // A flow that does not validate is refused, with what is wrong and where.
+    await writeFile(
+      join(dir, 'dead-end.json'),
+      JSON.stringify({
+        start: 'hi',
+        nodes: [{ id: 'hi', type: 'say', speech: { kind: 'text', content: 'Hi' } }],
+      }),
+    );
+    const deadEnd = await voice(
+      'agents',
+      'create-flow',
+      '--account',
+      account,
+      '--name',
+      'X',
+      '--flow',
+      join(dir, 'dead-end.json'),
+    );
+    expect(deadEnd.code).not.toBe(0);
+    expect(deadEnd.stderr).toContain('hi: hi is a dead end: connect it, or make it an end node');
 
     const table = await voice('agents', 'list', '--account', account);
     expect(table.code).toBe(0);

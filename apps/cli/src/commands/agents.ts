@@ -149,7 +149,9 @@ export function registerAgentCommands(program: Command): void {
 
   agents
     .command('create-flow')
-    .description('Create a conversationalFlow agent from a flow definition (JSON: start, nodes, edges)')
+    .description(
+      'Create a conversationalFlow agent from a flow definition (JSON: start, nodes, edges; docs/flows.md), published as version 1',
+    )
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--flow <file>', 'JSON file with the flow definition')
@@ -177,5 +179,18 @@ export function registerAgentCommands(program: Command): void {
           });
           printAgent(await core.createFlowAgent(deps, { accountId, ...input }), options);
         }),
+    );
+
+  agents
+    .command('export-flow')
+    .description(
+      "Print a flow agent's published flow as JSON (write-only values as null), for create-flow or the builder's import",
+    )
+    .argument('<agent-id>')
+    .requiredOption('--account <id>', 'account id')
+    .action((agentId: string, options: { account: string }) =>
+      withAccount(options.account, async (deps, accountId, core) => {
+        console.log(JSON.stringify(await core.exportFlow(deps, { accountId, agentId }), null, 2));
+      }),
     );
 }

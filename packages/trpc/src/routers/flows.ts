@@ -48,14 +48,12 @@ export const flowsRouter = router({
   validate: userProcedure
     .input(WithFlow)
     .mutation(({ ctx, input }) => checkFlow(ctx.deps, { ...ids(ctx, input), flow: input.flow })),
-  saveDraft: userProcedure
-    .input(WithFlow)
-    .mutation(({ ctx, input }) =>
-      saveFlowDraft(ctx.deps, {
-        ...ids(ctx, input),
-        flow: input.flow as Parameters<typeof saveFlowDraft>[1]['flow'],
-      }),
-    ),
+  saveDraft: userProcedure.input(WithFlow).mutation(({ ctx, input }) =>
+    saveFlowDraft(ctx.deps, {
+      ...ids(ctx, input),
+      flow: input.flow as Parameters<typeof saveFlowDraft>[1]['flow'],
+    }),
+  ),
   /** The draft as the agent's next version; refused with every problem named unless it validates. */
   publish: userProcedure.input(AgentId).mutation(({ ctx, input }) => publishFlow(ctx.deps, ids(ctx, input))),
   /** The published flow as JSON (write-only values null), for import elsewhere. */
