@@ -1,9 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { NavLink, Navigate, Route, Routes, useNavigate } from 'react-router';
 import { api } from './api';
 import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
 import { AgentsPage } from './pages/Agents';
 import { ApiKeysPage } from './pages/ApiKeys';
+import { NewFlowAgentPage } from './pages/flow-builder/NewFlowAgent';
 import { CallPage } from './pages/CallView';
 import { CallsPage } from './pages/Calls';
 import { NewCampaignPage } from './pages/CampaignNew';
@@ -15,6 +17,11 @@ import { PhoneNumbersPage } from './pages/PhoneNumbers';
 import { SignInPage } from './pages/SignIn';
 import { TestContactsPage } from './pages/TestContacts';
 import { RequireSession, useRememberSession, useSession } from './session';
+
+// The flow builder (and its canvas library) loads when it is opened.
+const FlowBuilderPage = lazy(() =>
+  import('./pages/flow-builder/FlowBuilder').then((module) => ({ default: module.FlowBuilderPage })),
+);
 
 const SECTIONS = [
   { to: '/agents', label: 'Agents' },
@@ -30,6 +37,15 @@ const SECTIONS = [
 const PAGES: { path: string; page: React.ReactNode }[] = [
   { path: '/agents', page: <AgentsPage /> },
   { path: '/agents/new', page: <NewAgentPage /> },
+  { path: '/agents/new-flow', page: <NewFlowAgentPage /> },
+  {
+    path: '/agents/:agentId/flow',
+    page: (
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <FlowBuilderPage />
+      </Suspense>
+    ),
+  },
   { path: '/agents/:agentId', page: <EditAgentPage /> },
   { path: '/calls', page: <CallsPage /> },
   { path: '/calls/:callId', page: <CallPage /> },

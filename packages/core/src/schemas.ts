@@ -10,3 +10,7 @@ export * from './campaigns/contacts-csv';
 export * from './do-not-call/schemas';
 export * from './phone-numbers/schemas';
 export * from './validation-messages';
+export * from './flows/schema';
+export * from './flows/rules';
+export * from './flows/validate-flow';
+export * from './flows/templates';

@@ -44,11 +44,13 @@ function DuplicateAgent({ agent }: { agent: Agent }) {
   );
 }
 
-/** A flow agent, shown as it is: it is edited where its flow is designed, not here. */
+/** A flow agent, shown as it is: its flow is edited in the flow builder (and never through the API). */
 function FlowAgentView({ agent }: { agent: Agent }) {
   return (
     <>
-      <p>A conversational flow agent: read-only here.</p>
+      <p>
+        A conversational flow agent. <Link to={`/agents/${agent.agent_id}/flow`}>Open the flow builder</Link>
+      </p>
       <dl className="details">
         <dt>Language</dt>
         <dd>{agent.language}</dd>

@@ -23,9 +23,14 @@ export function AgentsPage() {
     <section>
       <div className="page-head">
         <h1>Agents</h1>
-        <Link className="button" to="/agents/new">
-          New agent
-        </Link>
+        <div className="actions">
+          <Link className="button" to="/agents/new">
+            New agent
+          </Link>
+          <Link className="button secondary" to="/agents/new-flow">
+            New flow agent
+          </Link>
+        </div>
       </div>
       <div className="filters">
         <label>
@@ -39,7 +44,7 @@ export function AgentsPage() {
           >
             <option value="">All</option>
             <option value="singlePrompt">Single prompt</option>
-            <option value="conversationalFlow">Conversational flow (read-only)</option>
+            <option value="conversationalFlow">Conversational flow</option>
           </select>
         </label>
       </div>
@@ -66,7 +71,11 @@ export function AgentsPage() {
                       <Link to={`/agents/${agent.agent_id}`}>{agent.name}</Link>
                     </td>
                     <td>
-                      {agent.agent_type === 'conversationalFlow' ? 'Flow (read-only)' : 'Single prompt'}
+                      {agent.agent_type === 'conversationalFlow' ? (
+                        <Link to={`/agents/${agent.agent_id}/flow`}>Flow</Link>
+                      ) : (
+                        'Single prompt'
+                      )}
                     </td>
                     <td>{agent.voice}</td>
                     <td>{agent.language}</td>

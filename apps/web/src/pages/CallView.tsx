@@ -5,6 +5,7 @@ import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatDuration, formatPreciseTime, formatTime, humanize } from '../format';
 import { ErrorMessage, Pending } from '../components/Messages';
+import { CallFunctionCalls } from '../components/FunctionCalls';
 import { LatencyBars } from '../components/LatencyBars';
 
 type Delivery = Outputs['webhooks']['deliveries']['list'][number];
@@ -232,6 +233,7 @@ export function CallPage() {
           ))}
         </ol>
       )}
+      <CallFunctionCalls callId={data.call_id} />
       <LatencyBars callId={data.call_id} />
       <div className="cards">
         <Variables title="Variables provided" values={data.vars_provided} />

@@ -5,7 +5,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { seal, type SecretsConfig } from '../secrets/secret-box';
 import { FlowDefinition, type FlowDefinitionInput } from './schema';
-import { validateFlow, type FlowProblem } from './validate-flow';
+import { problemsOf, validateFlow, type FlowProblem } from './validate-flow';
 
 /**
  * A flow agent's flow as the dashboard keeps it: a draft the builder saves as often as it likes (any
@@ -212,33 +212,11 @@ export async function exportFlow(
   return maskFlowSecrets(flow);
 }
 
-/**
- * What the builder's validate shows: a flow of the wrong shape gives its schema's problems (on the node
- * or edge they name), a flow of the right shape what would stop it from being published.
- */
+/** What the builder's validate shows (see `problemsOf`), with the agent's provided variables. */
 export async function checkFlow(
   deps: CoreDeps,
   { accountId, agentId, flow }: { accountId: string; agentId: string; flow: unknown },
 ): Promise<{ problems: FlowProblem[] }> {
   const agent = await loadFlowAgent(deps, accountId, agentId);
-  const parsed = FlowDefinition.safeParse(flow);
-  if (parsed.success) return { problems: validateFlow(parsed.data, { provided: providedNames(agent) }) };
-  const input = flow as { nodes?: { id?: unknown }[]; edges?: { id?: unknown; from?: unknown }[] } | null;
-  return {
-    problems: parsed.error.issues.map((issue) => {
-      const [list, index, ...rest] = issue.path;
-      const message = `${rest.join('.') || String(list ?? 'flow')}: ${issue.message}`;
-      if (list === 'nodes' && typeof index === 'number') {
-        const id = input?.nodes?.[index]?.id;
-        return typeof id === 'string' ? { node: id, message } : { message };
-      }
-      if (list === 'edges' && typeof index === 'number') {
-        const edge = input?.edges?.[index];
-        return typeof edge?.id === 'string'
-          ? { edge: edge.id, ...(typeof edge.from === 'string' ? { node: edge.from } : {}), message }
-          : { message };
-      }
-      return { message };
-    }),
-  };
+  return { problems: problemsOf(flow, { provided: providedNames(agent) }) };
 }

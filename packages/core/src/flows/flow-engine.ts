@@ -1,4 +1,4 @@
-import { fillVariables } from '../agents/variables';
+import { fillVariables } from '../agents/placeholders';
 import { evaluateRule, parseRule } from './rules';
 import type { FlowEdge, FlowNode, FlowSpeech, FlowVariable } from './schema';
 import type { FlowEnd, FlowInput, FlowRun, FlowState } from './flow-ports';

@@ -1,6 +1,6 @@
-import { placeholdersIn } from '../agents/variables';
+import { placeholdersIn } from '../agents/placeholders';
 import { parseRule, ruleVariables, RuleError } from './rules';
-import type { FlowDefinition, FlowEdge, FlowNode } from './schema';
+import { FlowDefinition, type FlowEdge, type FlowNode } from './schema';
 
 /** Something wrong with a flow, on the node or edge the builder shows it on (neither: the whole flow). */
 export interface FlowProblem {
@@ -133,4 +133,30 @@ export function validateFlow(
     }
   }
   return problems;
+}
+
+/**
+ * Everything wrong with a flow as given (the builder's, saved or not): a flow of the wrong shape gives
+ * its schema's problems (on the node or edge they name), one of the right shape what would stop it from
+ * being published.
+ */
+export function problemsOf(input: unknown, options: { provided?: readonly string[] } = {}): FlowProblem[] {
+  const parsed = FlowDefinition.safeParse(input);
+  if (parsed.success) return validateFlow(parsed.data, options);
+  const flow = input as { nodes?: { id?: unknown }[]; edges?: { id?: unknown; from?: unknown }[] } | null;
+  return parsed.error.issues.map((issue) => {
+    const [list, index, ...rest] = issue.path;
+    const message = `${rest.join('.') || String(list ?? 'flow')}: ${issue.message}`;
+    if (list === 'nodes' && typeof index === 'number') {
+      const id = flow?.nodes?.[index]?.id;
+      return typeof id === 'string' ? { node: id, message } : { message };
+    }
+    if (list === 'edges' && typeof index === 'number') {
+      const edge = flow?.edges?.[index];
+      return typeof edge?.id === 'string'
+        ? { edge: edge.id, ...(typeof edge.from === 'string' ? { node: edge.from } : {}), message }
+        : { message };
+    }
+    return { message };
+  });
 }
