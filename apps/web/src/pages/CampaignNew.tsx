@@ -93,13 +93,12 @@ export function NewCampaignPage() {
           <option value="" disabled>
             Choose an agent
           </option>
-          {agents.data?.agents
-            .filter((agent) => agent.agent_type === 'singlePrompt')
-            .map((agent) => (
-              <option key={agent.agent_id} value={agent.agent_id}>
-                {agent.name}
-              </option>
-            ))}
+          {agents.data?.agents.map((agent) => (
+            <option key={agent.agent_id} value={agent.agent_id}>
+              {agent.name}
+              {agent.agent_type === 'conversationalFlow' ? ' (flow)' : ''}
+            </option>
+          ))}
         </SelectField>
         <fieldset
           className="choices"

@@ -1,0 +1,202 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TranscriptEntry } from '@voice/core';
+import { startHttpsEndpoint, type HttpsEndpoint } from '@voice/core/testing';
+import {
+  demoModel,
+  startLlmEmulator,
+  type ChatRequest,
+  type LlmEmulator,
+  type LlmReply,
+} from '@voice/provider-emulators';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
+
+/**
+ * A flow agent built in the dashboard, in Chromium: the appointment template on the canvas, its calendar
+ * function pointed at the customer's HTTPS endpoint, a condition changed, an unreachable node flagged by
+ * validation and removed, the flow published (version 2), tried by text chat (the path, the variables,
+ * the function call), then a 10-contact campaign with it on the simulated carrier.
+ */
+
+let stack: DashboardStack;
+let page: Page;
+let llm: LlmEmulator;
+let calendar: HttpsEndpoint;
+let dir: string;
+
+/**
+ * The model reads the caller as a test can predict: a name after "my name is", an ISO date, and a yes
+ * meaning the intent whose edge accepts; anything else asked of it is the demo's.
+ */
+function model(request: ChatRequest): LlmReply {
+  const format = request.response_format?.json_schema;
+  if (format?.name !== 'caller_turn') return demoModel(request);
+  const said = /The caller just said: (".*")/.exec(String(request.messages.at(-1)?.content ?? ''))?.[1];
+  const text = said ? (JSON.parse(said) as string) : '';
+  const schema = format.schema as {
+    properties: { intent: { enum?: (string | null)[] }; variables: { properties: Record<string, unknown> } };
+  };
+  const find: Record<string, RegExp> = { name: /name is (\w+)/i, date: /\d{4}-\d{2}-\d{2}/ };
+  const variables = Object.fromEntries(
+    Object.keys(schema.properties.variables.properties).map((name) => {
+      const match = find[name]?.exec(text);
+      return [name, match ? (match[1] ?? match[0]) : null];
+    }),
+  );
+  const intents = (schema.properties.intent.enum ?? []).filter((id): id is string => typeof id === 'string');
+  const intent = /\byes\b/i.test(text) ? (intents.find((id) => id.includes('accept')) ?? null) : null;
+  return { say: JSON.stringify({ intent, variables }) };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flows-e2e-'));
+  calendar = await startHttpsEndpoint(() => ({
+    status: 200,
+    body: JSON.stringify({ available: false, alternative_date: '2026-12-03' }),
+  }));
+  await writeFile(join(dir, 'ca.pem'), calendar.ca);
+  llm = await startLlmEmulator({ reply: model });
+  stack = await startDashboardStack(
+    { SIMULATOR_DIAL_MS: '200', SIMULATOR_RING_MS: '400', SIMULATOR_TALK_MS: '1500' },
+    {
+      env: {
+        OPENAI_API_KEY: 'sk-e2e',
+        OPENAI_BASE_URL: llm.baseUrl,
+        // The customer's calendar: on loopback, with a certificate the api trusts as a public one.
+        WEBHOOK_ALLOWED_HOSTS: calendar.host,
+        NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+      },
+    },
+  );
+  ({ page } = await stack.newPage());
+  await page.goto('/app/sign-in');
+  await signIn(page, stack.demo.login.email, stack.demo.login.password);
+  await page.waitForURL('**/app/calls');
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await llm?.stop();
+  await calendar?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the flow builder', () => {
+  let agentId = '';
+
+  it('builds the appointment flow from its template, flags an unreachable node, and publishes version 2', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'New flow agent' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Clinic booking');
+    await page.getByLabel('Appointment booking').check();
+    await page.getByRole('button', { name: 'Create and open the builder' }).click();
+    await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}\/flow$/);
+    agentId = /agents\/([0-9a-f-]{36})\/flow/.exec(page.url())![1]!;
+    const canvas = page.getByLabel('Flow canvas');
+    await expect.poll(() => canvas.locator('.react-flow__node').count()).toBe(8);
+    await page.getByText('Version 1 · as published').waitFor();
+
+    // The calendar function goes to the customer's endpoint, signed.
+    await page.getByRole('button', { name: 'Edit node Check the calendar' }).click();
+    const fn = page.getByRole('region', { name: 'Node Check the calendar' });
+    await fn.getByLabel('URL (HTTPS)').fill(`${calendar.url}/availability`);
+    await fn.getByLabel('Signing secret (write-only)').fill('whsec_ZTJlIGZsb3cgc2lnbmluZyBzZWNyZXQ=');
+
+    // A condition changed: what the caller means to accept the other date.
+    await page.getByRole('button', { name: 'Edit edge Offer another date → Confirm the other date' }).click();
+    const edge = page.getByRole('region', { name: 'Edge offer-accepted' });
+    await edge
+      .getByLabel('What the caller means (the model decides)')
+      .fill('The caller says yes to the other date');
+
+    // A node nothing leads to is flagged on the canvas once validated, and publishing waits for it.
+    await page.getByLabel('Node kind').selectOption('say');
+    await page.getByRole('button', { name: 'Add node' }).click();
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByRole('status').filter({ hasText: '2 problem(s)' }).waitFor();
+    const flagged = canvas.locator('.react-flow__node').filter({ has: page.locator('.flow-node-problems') });
+    expect(await flagged.count()).toBe(1);
+    expect(await flagged.locator('strong').textContent()).toBe('Say');
+    expect(await flagged.locator('.flow-node-problems').textContent()).toBe('2 problems');
+    expect(await page.getByRole('region', { name: 'Problems' }).textContent()).toContain(
+      'say: Say cannot be reached from the start',
+    );
+    expect(await page.getByRole('button', { name: 'Publish' }).isDisabled()).toBe(true);
+    await screenshot(page, 'flow-builder-problems');
+    await page.getByRole('region', { name: 'Node Say' }).getByRole('button', { name: 'Delete node' }).click();
+    await page.getByText('None: the flow can be published.').waitFor();
+
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('Version 2 · as published').waitFor();
+    const row = await stack.database.db.agent.findUniqueOrThrow({ where: { id: agentId } });
+    expect(row.version).toBe(2);
+    expect(JSON.stringify(row.flowDefinition)).toContain('The caller says yes to the other date');
+    // The secret is kept sealed, and the page never shows it again.
+    expect(JSON.stringify(row.flowDefinition)).not.toContain('whsec_ZTJlIGZsb3cgc2lnbmluZyBzZWNyZXQ=');
+    expect(await page.content()).not.toContain('whsec_ZTJlIGZsb3cgc2lnbmluZyBzZWNyZXQ=');
+  });
+
+  it('tests the flow by text chat: the path, the variables and the function call as it goes', async () => {
+    const chat = page.getByRole('region', { name: 'Test by text chat' });
+    await chat.getByRole('button', { name: 'Start the chat' }).click();
+    await chat.getByText('May I have your name and the date you would like?').waitFor();
+    await chat.getByLabel('The caller says').fill('Hi, my name is Dana, and 2026-12-01 please');
+    await chat.getByRole('button', { name: 'Send' }).click();
+    await chat.getByText('Would 2026-12-03 work for you instead?').waitFor();
+    const where = chat.getByRole('definition').first();
+    expect(await where.textContent()).toBe('ask_details → check_calendar → offer_other');
+    expect(await chat.getByLabel('Where the chat is').textContent()).toContain('name = Dana');
+    expect(await chat.getByLabel('Function calls').textContent()).toContain('"date": "2026-12-01"');
+    expect(calendar.received).toHaveLength(1);
+    expect(calendar.received[0]!.headers['webhook-signature']).toMatch(/^v1,/);
+
+    await chat.getByLabel('The caller says').fill('Yes, that works');
+    await chat.getByRole('button', { name: 'Send' }).click();
+    await chat.getByText('Thank you Dana, you are booked for 2026-12-03. Goodbye!').waitFor();
+    expect(await where.textContent()).toBe('ask_details → check_calendar → offer_other → confirm_other');
+    expect(await chat.getByRole('list', { name: 'Chat' }).textContent()).toContain(
+      'node: Confirm the other date',
+    );
+    await screenshot(page, 'flow-builder-chat');
+  });
+
+  it('runs a 10-contact campaign with the flow on the simulated carrier, a system entry at each node', async () => {
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Flow bookings');
+    await page.getByLabel('Agent').selectOption({ label: 'Clinic booking (flow)' });
+    await page.locator('input[name="from_numbers"][value="+14155550100"]').check();
+    await page.getByLabel('Timezone').fill('America/New_York');
+    await page.getByLabel('Attempts per contact').fill('1');
+    const csv = ['to_number', ...Array.from({ length: 10 }, (_, i) => `+1415${300 + i}0009`)].join('\n');
+    await page
+      .getByLabel('Contacts (CSV)')
+      .setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Create campaign with 10 contacts' }).click();
+    await page.waitForURL(/\/app\/campaigns\/[0-9a-f-]{36}$/);
+    await expect
+      .poll(() => page.getByTestId('campaign-status').textContent(), { timeout: 90_000, interval: 500 })
+      .toBe('completed');
+    expect(await page.getByTestId('campaign-progress').textContent()).toBe('10 of 10 contacts done');
+
+    const calls = await stack.database.db.call.findMany({ where: { agentId } });
+    expect(calls).toHaveLength(10);
+    for (const call of calls) {
+      expect(call.agentVersion).toBe(2);
+      const transcript = call.transcript as unknown as TranscriptEntry[];
+      const system = transcript.filter((entry) => entry.role === 'system').map((entry) => entry.content);
+      expect(system[0]).toBe('node: Ask name and date');
+      expect(system).toContain('function Check the calendar: ok');
+      expect(Object.keys(call.varsCollected as object)).toEqual(expect.arrayContaining(['name', 'date']));
+    }
+    // No simulated call asked the customer's calendar: only the chat did.
+    expect(calendar.received).toHaveLength(1);
+
+    // A call's page shows its flow's steps as system notes.
+    await page.goto(`/app/calls/${calls[0]!.id}`);
+    await page.getByText('node: Ask name and date').waitFor();
+  });
+});
