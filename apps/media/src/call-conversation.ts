@@ -1,6 +1,7 @@
 import {
   callFlowFunction,
   loadCallAgent,
+  searchKnowledge,
   placeholdersIn,
   mediaStreamTokens,
   startConversation,
@@ -75,14 +76,25 @@ export async function startCallConversation(
     log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
   const invocations: FunctionInvocation[] = [];
   const flow = loaded.flow
-    ? sessionFlow(deps, { callId, line, flow: loaded.flow, vars: loaded.vars }, invocations)
+    ? sessionFlow(
+        deps,
+        { callId, accountId: loaded.accountId, line, flow: loaded.flow, vars: loaded.vars },
+        invocations,
+      )
     : undefined;
+  const { knowledgeBaseIds } = loaded;
   if (!loaded.flow && loaded.agentType === 'conversationalFlow')
     log.warn('the flow agent has no flow that parses: its prompt leads the call');
   const session: ConversationSession = new ConversationSession(line, {
     // A web call has no carrier to hand the caller to: its agent does not offer transfers.
     agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
     ...(flow ? { flow } : {}),
+    ...(knowledgeBaseIds.length > 0
+      ? {
+          knowledge: (query: string) =>
+            searchKnowledge(deps.core, { accountId: loaded.accountId, knowledgeBaseIds, query }),
+        }
+      : {}),
     providers: deps.providers,
     limits: deps.limits,
     async ended(result) {
@@ -119,10 +131,11 @@ function sessionFlow(
   deps: CallConversationDeps,
   {
     callId,
+    accountId,
     line,
     flow,
     vars,
-  }: { callId: string; line: Line; flow: FlowDefinition; vars: Record<string, string> },
+  }: { callId: string; accountId: string; line: Line; flow: FlowDefinition; vars: Record<string, string> },
   invocations: FunctionInvocation[],
 ): SessionFlow {
   return {
@@ -145,7 +158,6 @@ function sessionFlow(
       });
       return result;
     },
-    // Knowledge bases are searched by the knowledge base store once the account has one.
-    retrieve: async () => [],
+    retrieve: (knowledgeBaseIds, query) => searchKnowledge(deps.core, { accountId, knowledgeBaseIds, query }),
   };
 }

@@ -33,6 +33,7 @@ export * from './network/public-address';
 export * from './agents';
 export * from './calls';
 export * from './flows';
+export * from './knowledge';
 export * from './after-call';
 export * from './idempotency';
 export * from './config';

@@ -4,6 +4,7 @@ import { callsRouter } from './routers/calls';
 import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
 import { carrierConnectionsRouter } from './routers/carrier-connections';
 import { flowsRouter } from './routers/flows';
+import { knowledgeRouter } from './routers/knowledge';
 import { phoneNumbersRouter } from './routers/phone-numbers';
 import { sessionRouter } from './routers/session';
 import { voicesRouter } from './routers/voices';
@@ -18,6 +19,7 @@ export const appRouter = router({
   carrierConnections: carrierConnectionsRouter,
   doNotCall: doNotCallRouter,
   flows: flowsRouter,
+  knowledge: knowledgeRouter,
   phoneNumbers: phoneNumbersRouter,
   session: sessionRouter,
   voices: voicesRouter,

@@ -42,6 +42,8 @@ export interface ConversationOptions {
   agent: SessionAgent;
   /** A flow agent's flow, which leads the conversation instead of the prompt. */
   flow?: SessionFlow;
+  /** A prompt agent's knowledge bases: the passages relevant to what the caller said (none: nothing relevant). */
+  knowledge?: (query: string) => Promise<string[]>;
   providers: SessionProviders;
   limits: SessionLimits;
   /**

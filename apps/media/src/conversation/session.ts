@@ -6,6 +6,7 @@ import { AgentVoice } from './agent-voice';
 import { CallerAudio } from './caller-audio';
 import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
 import { FlowDirector, type FlowVoice } from './flow-director';
+import { knowledgeNote } from './knowledge-note';
 import type { ConversationOptions } from './options';
 import { FALLBACK, SILENCE_GOODBYE, TECHNICAL_GOODBYE, TIME_LIMIT_GOODBYE } from './phrases';
 import { streamReply } from './model-reply';
@@ -42,6 +43,8 @@ export class ConversationSession implements LineListener {
   private silenceTimer: NodeJS.Timeout | null = null;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
+  /** What the agent's knowledge bases hold on the caller's last words, for the model's answer. */
+  private knowledgeNote: LlmMessage | null = null;
   /** A flow agent's flow; null: the prompt and the model lead. */
   private readonly director: FlowDirector | null;
 
@@ -163,7 +166,10 @@ export class ConversationSession implements LineListener {
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     if (this.voice.turn) this.voice.cut(this.voice.turn);
-    if (!this.director) return this.respond(0, timing);
+    if (!this.director) {
+      this.knowledgeNote = await knowledgeNote(this.options.knowledge, text, this.failures);
+      return this.respond(0, timing);
+    }
     this.voice.pendingTiming = timing;
     await this.flowStep(this.director.heard(text));
   }
@@ -188,7 +194,7 @@ export class ConversationSession implements LineListener {
     let reply: { text: string; calls: ToolCall[] };
     try {
       const request = {
-        history: this.history,
+        history: this.knowledgeNote ? [...this.history, this.knowledgeNote] : this.history,
         tools: this.tools,
         signal: turn.abort.signal,
         model: this.options.agent.model,

@@ -27,6 +27,9 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
     },
     transferTo: transferDestination(agent),
     agentType: agent.agentType,
+    accountId: call.accountId,
+    /** A prompt agent's knowledge bases (a dashboard setting). */
+    knowledgeBaseIds: agent.agentType === 'singlePrompt' ? agent.knowledgeBaseIds : [],
     vars,
     flow: agent.agentType === 'conversationalFlow' ? await flowOfCall({ db }, call, agent) : null,
   };

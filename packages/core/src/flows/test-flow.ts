@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { mergedVariables } from '../agents/variables';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
+import { searchKnowledge } from '../knowledge/knowledge-bases';
 import { callFlowFunction, type FunctionInvocation } from './call-function';
 import { loadFlowAgent, parseFlow, sealFlowSecrets, storedFlow } from './flow-agents';
 import { advanceFlow, initialFlowState } from './flow-engine';
@@ -108,8 +109,7 @@ export async function testFlowTurn(
       });
       return result;
     },
-    // The chat searches the same knowledge bases as a call, once the account has them.
-    retrieve: async () => [],
+    retrieve: (knowledgeBaseIds, query) => searchKnowledge(deps, { accountId, knowledgeBaseIds, query }),
     event: (label) => void entries.push({ role: 'system', content: label }),
     // A typed chat needs no filler.
     delay: () => new Promise(() => {}),

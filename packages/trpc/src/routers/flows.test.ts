@@ -240,4 +240,73 @@ describe('flows.* procedures (the builder)', () => {
       }),
     ]);
   });
+
+  it('answers from an uploaded Markdown document with its fact, and says it does not know what it does not hold', async () => {
+    const api = as(alphaUser);
+    const base = await api.knowledge.create({ name: 'Clinic facts', language: 'en' });
+    const markdown =
+      '# Opening hours\n\nOn Sundays the clinic is closed.\n\n# Parking\n\nFree parking is behind the building.\n';
+    await api.knowledge.addDocument({
+      knowledge_base_id: base.id,
+      name: 'clinic.md',
+      content_type: 'text/markdown',
+      data_base64: Buffer.from(markdown).toString('base64'),
+    });
+    const faq = {
+      start: 'hello',
+      nodes: [
+        {
+          id: 'hello',
+          type: 'say',
+          speech: { kind: 'text', content: 'Hello, what would you like to know?' },
+        },
+        { id: 'answer', type: 'knowledge', knowledge_base_ids: [base.id] },
+        { id: 'bye', type: 'end', speech: { kind: 'text', content: 'Goodbye!' } },
+      ],
+      edges: [
+        { id: 'ask', from: 'hello', to: 'answer', condition: { type: 'always' } },
+        { id: 'done', from: 'answer', to: 'bye', condition: { type: 'intent', description: 'No more questions' } },
+      ],
+    };
+    const agent = await as(alphaUser).flows.create({
+      name: 'FAQ',
+      language: 'en',
+      voice: 'en-steve',
+      welcome_message: '',
+      variables_provided: [],
+      variables_extracted: [],
+      flow: faq,
+    });
+    // The model answers with the first passage it is given (what a model told to answer from them does).
+    const reader: FlowModel = {
+      structured: async () => ({ intent: null, variables: {} }),
+      complete: async ([system]) => /\[1\] [^\n]*\n([^\n]+)/.exec(system?.content ?? '')?.[1] ?? 'no passage',
+    };
+    const chat = as(alphaUser, reader);
+    const start = await chat.flows.testTurn({
+      agent_id: agent.agent_id,
+      flow: faq,
+      dialogue: [],
+      state: null,
+      text: null,
+    });
+    const ask = (text: string) =>
+      chat.flows.testTurn({ agent_id: agent.agent_id, flow: faq, dialogue: [], state: start.state, text });
+    expect((await ask('Are you open on Sunday?')).entries).toEqual([
+      { role: 'system', content: 'knowledge: 1 passage' },
+      { role: 'agent', content: 'On Sundays the clinic is closed.' },
+    ]);
+    expect((await ask('Who won the world cup?')).entries).toEqual([
+      { role: 'system', content: 'knowledge: 0 passages' },
+      { role: 'agent', content: "I'm sorry, I don't know the answer to that." },
+    ]);
+    // Knowledge bases are the dashboard's: API keys cannot read them.
+    expect((await failure(as(`Bearer ${alpha.key}`).knowledge.list())).code).toBe('FORBIDDEN');
+    expect(await as(betaUser).knowledge.search({ knowledge_base_ids: [base.id], query: 'parking' })).toEqual(
+      [],
+    );
+    expect(await api.knowledge.search({ knowledge_base_ids: [base.id], query: 'parking' })).toEqual([
+      'Parking\nFree parking is behind the building.',
+    ]);
+  });
 });

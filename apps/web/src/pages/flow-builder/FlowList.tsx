@@ -54,7 +54,7 @@ export function FlowList({
                   className="link"
                   onClick={() => onSelect({ kind: 'node', id: node.id })}
                 >
-                  Edit node {nodeLabel(node)}
+                  Edit<span className="visually-hidden"> node {nodeLabel(node)}</span>
                 </button>
               </td>
             </tr>
@@ -87,7 +87,11 @@ export function FlowList({
                   className="link"
                   onClick={() => onSelect({ kind: 'edge', id: edge.id })}
                 >
-                  Edit edge {name(edge.from)} → {name(edge.to)}
+                  Edit
+                  <span className="visually-hidden">
+                    {' '}
+                    edge {name(edge.from)} → {name(edge.to)}
+                  </span>
                 </button>
               </td>
             </tr>

@@ -1,0 +1,53 @@
+import { convert } from 'html-to-text';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { AppError } from '../errors';
+
+/**
+ * A knowledge document's text, from what was uploaded: plain text and Markdown as they are (Markdown's
+ * markup left for the passages to keep their headings), HTML as its readable text, PDF as the text of
+ * its pages. A file that is none of these, or that holds no text, is refused.
+ */
+
+export const DOCUMENT_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** The type a file's name says, for uploads whose browser gave none. */
+export function documentTypeOf(name: string, given: string): DocumentType | null {
+  const declared = given.split(';')[0]!.trim().toLowerCase();
+  if ((DOCUMENT_TYPES as readonly string[]).includes(declared)) return declared as DocumentType;
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
+  const byExtension: Record<string, DocumentType> = {
+    txt: 'text/plain',
+    md: 'text/markdown',
+    markdown: 'text/markdown',
+    html: 'text/html',
+    htm: 'text/html',
+    pdf: 'application/pdf',
+  };
+  return (extension && byExtension[extension]) || null;
+}
+
+export async function documentText(type: DocumentType, data: Buffer): Promise<string> {
+  let text: string;
+  if (type === 'application/pdf') {
+    try {
+      const pdf = await getDocumentProxy(new Uint8Array(data));
+      text = (await extractText(pdf, { mergePages: true })).text;
+    } catch (error) {
+      throw new AppError('VALIDATION_FAILED', `the PDF could not be read: ${(error as Error).message}`);
+    }
+  } else {
+    text = data.toString('utf8');
+    if (type === 'text/html')
+      text = convert(text, {
+        wordwrap: false,
+        selectors: [{ selector: 'a', options: { ignoreHref: true } }],
+      });
+  }
+  text = text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
+  if (!text) throw new AppError('VALIDATION_FAILED', 'the document holds no text');
+  return text;
+}

@@ -1,0 +1,3 @@
+export * from './document-text';
+export * from './passages';
+export * from './knowledge-bases';
