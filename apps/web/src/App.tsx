@@ -6,6 +6,7 @@ import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
 import { AgentsPage } from './pages/Agents';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { NewFlowAgentPage } from './pages/flow-builder/NewFlowAgent';
+import { KnowledgeBasesPage } from './pages/KnowledgeBases';
 import { CallPage } from './pages/CallView';
 import { CallsPage } from './pages/Calls';
 import { NewCampaignPage } from './pages/CampaignNew';
@@ -25,6 +26,7 @@ const FlowBuilderPage = lazy(() =>
 
 const SECTIONS = [
   { to: '/agents', label: 'Agents' },
+  { to: '/knowledge', label: 'Knowledge' },
   { to: '/calls', label: 'Calls' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/phone-numbers', label: 'Numbers' },
@@ -47,6 +49,7 @@ const PAGES: { path: string; page: React.ReactNode }[] = [
     ),
   },
   { path: '/agents/:agentId', page: <EditAgentPage /> },
+  { path: '/knowledge', page: <KnowledgeBasesPage /> },
   { path: '/calls', page: <CallsPage /> },
   { path: '/calls/:callId', page: <CallPage /> },
   { path: '/campaigns', page: <CampaignsPage /> },

@@ -8,6 +8,7 @@ import { Pending } from '../components/Messages';
 import { AgentLatency } from '../components/LatencyBars';
 import { TalkToAgent } from '../components/TalkToAgent';
 import { AgentEditor, type Agent } from './agent-form/AgentEditor';
+import { AgentKnowledge } from './agent-form/AgentKnowledge';
 
 /** A copy of the agent under a new name (its webhooks' write-only parts copied by the api). */
 function DuplicateAgent({ agent }: { agent: Agent }) {
@@ -99,7 +100,10 @@ export function EditAgentPage() {
       {agent.data.agent_type === 'conversationalFlow' ? (
         <FlowAgentView agent={agent.data} />
       ) : (
-        <AgentEditor key={agent.data.agent_id} agent={agent.data} />
+        <>
+          <AgentEditor key={agent.data.agent_id} agent={agent.data} />
+          <AgentKnowledge agentId={agent.data.agent_id} />
+        </>
       )}
       <h2>Duplicate</h2>
       <DuplicateAgent agent={agent.data} />

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { parseFlow, sealFlowSecrets } from './flow-agents';
+import { knowledgeProblems, parseFlow, sealFlowSecrets } from './flow-agents';
 import { FlowDefinition, type FlowDefinitionInput } from './schema';
 import { validateFlow } from './validate-flow';
 import { agentInclude, toAgentView } from '../agents/agent-view';
@@ -33,9 +33,10 @@ export async function createFlowAgent(
   { accountId, ...data }: { accountId: string } & CreateFlowAgentData,
 ): Promise<AgentView> {
   const parsed = parseFlow(data.flow);
-  const problems = validateFlow(parsed, {
-    provided: data.variables_provided.map((variable) => variable.name),
-  });
+  const problems = [
+    ...validateFlow(parsed, { provided: data.variables_provided.map((variable) => variable.name) }),
+    ...(await knowledgeProblems({ db }, accountId, parsed)),
+  ];
   if (problems.length > 0)
     throw new AppError(
       'VALIDATION_FAILED',

@@ -102,6 +102,36 @@ export interface FlowForBuilder {
 
 const providedNames = (agent: AgentRow) => providedVariables(agent).map((variable) => variable.name);
 
+/** Knowledge nodes that name a knowledge base the account does not have. */
+export async function knowledgeProblems(
+  { db }: Pick<CoreDeps, 'db'>,
+  accountId: string,
+  flow: FlowDefinition,
+): Promise<FlowProblem[]> {
+  const nodes = flow.nodes.filter((node) => node.type === 'knowledge');
+  const ids = [...new Set(nodes.flatMap((node) => node.knowledge_base_ids))];
+  if (ids.length === 0) return [];
+  const found = new Set(
+    (await db.knowledgeBase.findMany({ where: { accountId, id: { in: ids } }, select: { id: true } })).map(
+      (base) => base.id,
+    ),
+  );
+  return nodes
+    .filter((node) => node.knowledge_base_ids.some((id) => !found.has(id)))
+    .map((node) => ({
+      node: node.id,
+      message: `${node.name || node.id} answers from a knowledge base that does not exist`,
+    }));
+}
+
+/** Everything that stops a flow of the right shape from being published, in this account. */
+async function flowProblems(deps: CoreDeps, agent: AgentRow, flow: FlowDefinition): Promise<FlowProblem[]> {
+  return [
+    ...validateFlow(flow, { provided: providedNames(agent) }),
+    ...(await knowledgeProblems(deps, agent.accountId, flow)),
+  ];
+}
+
 /** The flow the builder opens: the draft, else the published version; secrets masked. */
 export async function getFlowForBuilder(
   deps: CoreDeps,
@@ -117,7 +147,7 @@ export async function getFlowForBuilder(
     version: agent.version,
     flow: maskFlowSecrets(flow),
     hasDraft: draft !== null,
-    problems: validateFlow(flow, { provided }),
+    problems: await flowProblems(deps, agent, flow),
     provided,
   };
 }
@@ -138,7 +168,7 @@ export async function saveFlowDraft(
     where: { id: agent.id },
     data: { flowDraft: sealed as Prisma.InputJsonValue, updatedAt: deps.clock.now() },
   });
-  return { problems: validateFlow(parsed, { provided: providedNames(agent) }) };
+  return { problems: await flowProblems(deps, agent, parsed) };
 }
 
 /**
@@ -153,7 +183,7 @@ export async function publishFlow(
   const agent = await loadFlowAgent(deps, accountId, agentId);
   const draft = storedFlow(agent.flowDraft);
   if (!draft) throw new AppError('CONFLICT', 'There is no draft to publish: save the flow first');
-  const problems = validateFlow(draft, { provided: providedNames(agent) });
+  const problems = await flowProblems(deps, agent, draft);
   if (problems.length > 0)
     throw new AppError(
       'VALIDATION_FAILED',
@@ -218,5 +248,7 @@ export async function checkFlow(
   { accountId, agentId, flow }: { accountId: string; agentId: string; flow: unknown },
 ): Promise<{ problems: FlowProblem[] }> {
   const agent = await loadFlowAgent(deps, accountId, agentId);
+  const parsed = FlowDefinition.safeParse(flow);
+  if (parsed.success) return { problems: await flowProblems(deps, agent, parsed.data) };
   return { problems: problemsOf(flow, { provided: providedNames(agent) }) };
 }

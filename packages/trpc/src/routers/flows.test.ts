@@ -300,6 +300,16 @@ describe('flows.* procedures (the builder)', () => {
       { role: 'system', content: 'knowledge: 0 passages' },
       { role: 'agent', content: "I'm sorry, I don't know the answer to that." },
     ]);
+    // A knowledge node naming a knowledge base the account does not have cannot be published.
+    const elsewhere = {
+      ...faq,
+      nodes: faq.nodes.map((node) =>
+        node.type === 'knowledge' ? { ...node, knowledge_base_ids: ['5d1c2f4e-8a7b-4c3d-9e2f-1a0b9c8d7e6f'] } : node,
+      ),
+    };
+    expect((await api.flows.validate({ agent_id: agent.agent_id, flow: elsewhere })).problems).toEqual([
+      { node: 'answer', message: 'answer answers from a knowledge base that does not exist' },
+    ]);
     // Knowledge bases are the dashboard's: API keys cannot read them.
     expect((await failure(as(`Bearer ${alpha.key}`).knowledge.list())).code).toBe('FORBIDDEN');
     expect(await as(betaUser).knowledge.search({ knowledge_base_ids: [base.id], query: 'parking' })).toEqual(

@@ -38,6 +38,7 @@ function Builder({ opened, agentName }: { opened: Outputs['flows']['get']; agent
   const [adding, setAdding] = useState<NodeType>('say');
   const [status, setStatus] = useState('');
   const [importError, setImportError] = useState<FlowProblem[]>([]);
+  const bases = useQuery({ queryKey: ['knowledge.list'], queryFn: () => api.knowledge.list.query() });
   const problems = useMemo(() => problemsOf(flow, { provided: opened.provided }), [flow, opened.provided]);
   const edit = (next: FlowDefinition) => {
     setFlow(next);
@@ -190,6 +191,7 @@ function Builder({ opened, agentName }: { opened: Outputs['flows']['get']; agent
             key={node.id}
             flow={flow}
             node={node}
+            knowledgeBases={bases.data ?? []}
             problems={problems.filter((problem) => problem.node === node.id && !problem.edge)}
             onChange={(changed) => {
               edit(replaceNode(flow, node.id, changed));

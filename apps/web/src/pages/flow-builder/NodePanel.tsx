@@ -208,6 +208,7 @@ function FunctionFields({ fn, onChange }: { fn: FlowFunction; onChange: (fn: Flo
 export function NodePanel({
   flow,
   node,
+  knowledgeBases,
   problems,
   onChange,
   onStart,
@@ -215,6 +216,7 @@ export function NodePanel({
 }: {
   flow: FlowDefinition;
   node: FlowNode;
+  knowledgeBases: { id: string; name: string }[];
   problems: FlowProblem[];
   onChange: (node: FlowNode) => void;
   onStart: () => void;
@@ -301,6 +303,31 @@ export function NodePanel({
       )}
       {node.type === 'function' && (
         <FunctionFields fn={node.function} onChange={(fn) => onChange({ ...node, function: fn })} />
+      )}
+      {node.type === 'knowledge' && (
+        <fieldset>
+          <legend>Answers from</legend>
+          {knowledgeBases.length === 0 && (
+            <p className="hint">The account has no knowledge base yet: create one under Knowledge.</p>
+          )}
+          {knowledgeBases.map((base) => (
+            <label key={base.id} className="checkbox">
+              <input
+                type="checkbox"
+                checked={node.knowledge_base_ids.includes(base.id)}
+                onChange={(event) =>
+                  onChange({
+                    ...node,
+                    knowledge_base_ids: event.target.checked
+                      ? [...node.knowledge_base_ids, base.id]
+                      : node.knowledge_base_ids.filter((id) => id !== base.id),
+                  })
+                }
+              />{' '}
+              {base.name}
+            </label>
+          ))}
+        </fieldset>
       )}
       {node.type === 'knowledge' && (
         <TextAreaField

@@ -4,11 +4,12 @@ import type { EdgeCondition, FlowDefinition, FlowEdge, FlowNode } from '@voice/c
 
 export type NodeType = FlowNode['type'];
 
-/** The node kinds the builder adds (knowledge nodes once the account has a knowledge base). */
+/** The node kinds the builder adds. */
 export const ADDABLE: { type: NodeType; label: string }[] = [
   { type: 'say', label: 'Say' },
   { type: 'ask', label: 'Ask' },
   { type: 'function', label: 'Function' },
+  { type: 'knowledge', label: 'Knowledge' },
   { type: 'transfer', label: 'Transfer' },
   { type: 'end', label: 'End' },
 ];
@@ -30,7 +31,13 @@ export function freshId(flow: FlowDefinition, base: string): string {
   for (let index = 2; ; index += 1) if (!taken.has(`${clean}_${index}`)) return `${clean}_${index}`;
 }
 
-export function newNode(flow: FlowDefinition, type: NodeType, position: { x: number; y: number }): FlowNode {
+/** A new node of this kind (a knowledge node answers from `knowledgeBaseIds`, the account's first by default). */
+export function newNode(
+  flow: FlowDefinition,
+  type: NodeType,
+  position: { x: number; y: number },
+  knowledgeBaseIds: string[] = [],
+): FlowNode {
   const id = freshId(flow, type);
   const base = { id, name: ADDABLE.find((kind) => kind.type === type)?.label ?? type, position };
   switch (type) {
@@ -58,7 +65,7 @@ export function newNode(flow: FlowDefinition, type: NodeType, position: { x: num
         },
       };
     case 'knowledge':
-      return { ...base, type, knowledge_base_ids: [], instruction: '' };
+      return { ...base, type, knowledge_base_ids: knowledgeBaseIds.slice(0, 1), instruction: '' };
     case 'transfer':
       return { ...base, type, speech: { kind: 'text', content: 'Let me connect you with a colleague.' } };
     case 'end':
