@@ -265,7 +265,12 @@ describe('flows.* procedures (the builder)', () => {
       ],
       edges: [
         { id: 'ask', from: 'hello', to: 'answer', condition: { type: 'always' } },
-        { id: 'done', from: 'answer', to: 'bye', condition: { type: 'intent', description: 'No more questions' } },
+        {
+          id: 'done',
+          from: 'answer',
+          to: 'bye',
+          condition: { type: 'intent', description: 'No more questions' },
+        },
       ],
     };
     const agent = await as(alphaUser).flows.create({
@@ -304,7 +309,9 @@ describe('flows.* procedures (the builder)', () => {
     const elsewhere = {
       ...faq,
       nodes: faq.nodes.map((node) =>
-        node.type === 'knowledge' ? { ...node, knowledge_base_ids: ['5d1c2f4e-8a7b-4c3d-9e2f-1a0b9c8d7e6f'] } : node,
+        node.type === 'knowledge'
+          ? { ...node, knowledge_base_ids: ['5d1c2f4e-8a7b-4c3d-9e2f-1a0b9c8d7e6f'] }
+          : node,
       ),
     };
     expect((await api.flows.validate({ agent_id: agent.agent_id, flow: elsewhere })).problems).toEqual([
