@@ -17,7 +17,16 @@ interface Said {
  * speakers), with the conversation's transcript as it goes, a hang-up, and at the end a link to the
  * call's page. The media server must be reachable from the browser (docs/dashboard.md).
  */
-export function TalkToAgent({ agentId }: { agentId: string }) {
+export function TalkToAgent({
+  agentId,
+  create = () => api.calls.createWeb.mutate({ agent_id: agentId }),
+  label = 'Talk to this agent',
+}: {
+  agentId: string;
+  /** Creates the web call (the flow builder's runs the draft on its canvas). */
+  create?: () => Promise<{ call_id: string; access_token: string }>;
+  label?: string;
+}) {
   const endpoint = useQuery({ queryKey: ['calls.webCallUrl'], queryFn: () => api.calls.webCallUrl.query() });
   const [phase, setPhase] = useState<Phase>('idle');
   const [callId, setCallId] = useState<string | null>(null);
@@ -45,7 +54,7 @@ export function TalkToAgent({ agentId }: { agentId: string }) {
     setEndReason(null);
     setHeardMs(0);
     try {
-      const created = await api.calls.createWeb.mutate({ agent_id: agentId });
+      const created = await create();
       setCallId(created.call_id);
       // The worklet from the api's origin: the dashboard's policy allows no `blob:` scripts.
       const started = startWebCall({
@@ -76,10 +85,10 @@ export function TalkToAgent({ agentId }: { agentId: string }) {
   if (endpoint.isSuccess && !endpoint.data.url)
     return <p>Web calls need the media server's public URL (MEDIA_PUBLIC_URL) ending in /media/twilio.</p>;
   return (
-    <section className="talk" aria-label="Talk to this agent">
+    <section className="talk" aria-label={label}>
       {phase === 'idle' || phase === 'ended' ? (
         <button type="button" onClick={() => void start()} disabled={!endpoint.data?.url}>
-          Talk to this agent
+          {label}
         </button>
       ) : (
         <button type="button" className="danger" onClick={() => call.current?.hangUp()}>

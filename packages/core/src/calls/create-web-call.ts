@@ -43,6 +43,8 @@ export function webCallUrl(config: CoreDeps['config']): string | null {
 export async function createWebCall(
   deps: CoreDeps,
   { accountId, ...input }: { accountId: string } & CreateWebCallData,
+  /** A flow builder's test: the (sealed) draft the call runs; the call is a test call. */
+  { flowSnapshot }: { flowSnapshot?: Prisma.InputJsonValue } = {},
 ): Promise<CreateWebCallOutput> {
   const { db, clock } = deps;
   const agent = await loadAgent(db, accountId, input.agent_id);
@@ -60,6 +62,7 @@ export async function createWebCall(
     toNumber: '',
     varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
     ...(input.metadata ? { metadata: input.metadata as Prisma.InputJsonObject } : {}),
+    ...(flowSnapshot ? { flowSnapshot, isTestCall: true } : {}),
     createdAt: now,
     events: { create: { status: 'initiated' as const, at: now } },
   };

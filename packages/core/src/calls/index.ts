@@ -22,3 +22,4 @@ export * from './carrier-callbacks';
 export * from './incoming-calls';
 export * from './recording-store';
 export * from './call-agent';
+export * from './flow-test-call';

@@ -215,13 +215,17 @@ export async function publishFlow(
   });
 }
 
-/** The flow a call runs: the version it was placed with (the agent's current flow for calls without one). */
+/**
+ * The flow a call runs: a builder's test call its draft, any other the version it was placed with (the
+ * agent's current flow for calls without one).
+ */
 export async function flowOfCall(
   { db }: Pick<CoreDeps, 'db'>,
-  call: { agentId: string | null; agentVersion: number | null },
+  call: { agentId: string | null; agentVersion: number | null; flowSnapshot: Prisma.JsonValue | null },
   agent: { flowDefinition: Prisma.JsonValue | null },
 ): Promise<FlowDefinition | null> {
   if (!call.agentId) return null;
+  if (call.flowSnapshot) return storedFlow(call.flowSnapshot);
   const version =
     call.agentVersion === null
       ? null

@@ -1,5 +1,12 @@
 import type { TRPCError } from '@trpc/server';
-import { APPOINTMENT_FLOW, createUser, open, signUserToken, type FlowModel } from '@voice/core';
+import {
+  APPOINTMENT_FLOW,
+  createUser,
+  loadCallAgent,
+  open,
+  signUserToken,
+  type FlowModel,
+} from '@voice/core';
 import { TEST_JWT_SECRET } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -325,5 +332,38 @@ describe('flows.* procedures (the builder)', () => {
     expect(await api.knowledge.search({ knowledge_base_ids: [base.id], query: 'parking' })).toEqual([
       'Parking\nFree parking is behind the building.',
     ]);
+  });
+
+  it('tries the draft on the canvas as a web call: a test call that runs that draft, not the published flow', async () => {
+    const agent = await newAgent();
+    const api = as(alphaUser);
+    const { flow } = await api.flows.get({ agent_id: agent.agent_id });
+    const orphan = { id: 'orphan', type: 'say' as const, speech: { kind: 'text' as const, content: 'Hi' } };
+    expect(
+      (
+        await failure(
+          api.flows.testWebCall({
+            agent_id: agent.agent_id,
+            flow: { ...flow, nodes: [...flow.nodes, orphan] },
+          }),
+        )
+      ).message,
+    ).toMatch(/^The draft cannot be tried yet: orphan cannot be reached from the start/);
+    const draft = {
+      ...flow,
+      nodes: flow.nodes.map((node) =>
+        node.id === 'ask_details' && node.type === 'ask'
+          ? { ...node, speech: { kind: 'text' as const, content: 'Draft question: your name and date?' } }
+          : node,
+      ),
+    };
+    const call = await api.flows.testWebCall({ agent_id: agent.agent_id, flow: draft });
+    expect(call).toMatchObject({ call_type: 'web_call', call_status: 'initiated' });
+    const row = await deps.db.call.findUniqueOrThrow({ where: { id: call.call_id } });
+    expect(row.isTestCall).toBe(true);
+    const loaded = await loadCallAgent(deps, call.call_id);
+    expect(loaded?.flow).toEqual(draft);
+    // The published flow is untouched: other calls run it.
+    expect((await api.flows.get({ agent_id: agent.agent_id })).flow).toEqual(flow);
   });
 });

@@ -11,6 +11,7 @@ import {
   publishFlow,
   saveFlowDraft,
   testFlowTurn,
+  testFlowWebCall,
 } from '@voice/core';
 import { router, userProcedure } from '../trpc';
 
@@ -58,6 +59,10 @@ export const flowsRouter = router({
   publish: userProcedure.input(AgentId).mutation(({ ctx, input }) => publishFlow(ctx.deps, ids(ctx, input))),
   /** The published flow as JSON (write-only values null), for import elsewhere. */
   export: userProcedure.input(AgentId).query(({ ctx, input }) => exportFlow(ctx.deps, ids(ctx, input))),
+  /** A test web call running the flow on the canvas (the draft), for "Talk to the draft". */
+  testWebCall: userProcedure
+    .input(WithFlow)
+    .mutation(({ ctx, input }) => testFlowWebCall(ctx.deps, { ...ids(ctx, input), flow: input.flow })),
   /** One turn of the builder's text chat with a flow. */
   testTurn: userProcedure
     .input(TestFlowTurnInput)

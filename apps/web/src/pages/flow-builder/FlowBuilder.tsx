@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { FlowDefinition, problemsOf, type FlowProblem } from '@voice/core/schemas';
 import { api, type Outputs } from '../../api';
 import { ErrorMessage, Pending } from '../../components/Messages';
+import { TalkToAgent } from '../../components/TalkToAgent';
 import { EdgePanel, FlowSettings } from './EdgePanel';
 import { FlowCanvas, type Selection } from './FlowCanvas';
 import { FlowList } from './FlowList';
@@ -241,6 +242,12 @@ function Builder({ opened, agentName }: { opened: Outputs['flows']['get']; agent
         onConnect={(from, to) => edit(connect(flow, from, to))}
       />
       <TestChat agentId={opened.agentId} flow={flow} />
+      <h2>Test by voice</h2>
+      <TalkToAgent
+        agentId={opened.agentId}
+        label="Talk to the draft"
+        create={() => api.flows.testWebCall.mutate({ agent_id: opened.agentId, flow })}
+      />
     </>
   );
 }
