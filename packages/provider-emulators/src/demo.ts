@@ -23,8 +23,42 @@ interface AnalysisSchema {
   properties?: { vars_extracted?: { properties?: Record<string, { type?: unknown }> } };
 }
 
-/** The demo model: two turns of the booking, then its structured analysis in the schema it is given. */
+interface CallerTurnSchema {
+  properties: { intent: { enum?: (string | null)[] }; variables: { properties: Record<string, unknown> } };
+}
+
+const FINDERS: Record<string, RegExp> = {
+  name: /(?:name is|this is|i am|i'm) (\p{Lu}\p{L}+)/iu,
+  first_name: /(?:name is|this is|i am|i'm) (\p{Lu}\p{L}+)/iu,
+  date: /\d{4}-\d{2}-\d{2}/,
+};
+
+/**
+ * A flow's reading of the caller's turn (the `caller_turn` structured answer), as predictably as a demo
+ * needs: a name after "my name is" or "this is", an ISO date, and a "yes" meaning the intent whose id
+ * says it accepts; other variables and intents are not found.
+ */
+export function demoUnderstanding(request: ChatRequest): LlmReply {
+  const said = /The caller just said: (".*")/.exec(String(request.messages.at(-1)?.content ?? ''))?.[1];
+  const text = said ? (JSON.parse(said) as string) : '';
+  const schema = request.response_format!.json_schema!.schema as CallerTurnSchema;
+  const variables = Object.fromEntries(
+    Object.keys(schema.properties.variables.properties).map((name) => {
+      const match = FINDERS[name]?.exec(text);
+      return [name, match ? (match[1] ?? match[0]) : null];
+    }),
+  );
+  const intents = (schema.properties.intent.enum ?? []).filter((id): id is string => typeof id === 'string');
+  const intent = /\byes\b/i.test(text) ? (intents.find((id) => id.includes('accept')) ?? null) : null;
+  return { say: JSON.stringify({ intent, variables }) };
+}
+
+/**
+ * The demo model: two turns of the booking, a flow's reading of the caller, then its structured
+ * analysis in the schema it is given.
+ */
 export function demoModel(request: ChatRequest): LlmReply {
+  if (request.response_format?.json_schema?.name === 'caller_turn') return demoUnderstanding(request);
   if (request.response_format?.json_schema) {
     const schema = request.response_format.json_schema.schema as AnalysisSchema;
     const variables = Object.entries(schema.properties?.vars_extracted?.properties ?? {});

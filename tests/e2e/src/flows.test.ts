@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TranscriptEntry } from '@voice/core';
 import { startHttpsEndpoint, type HttpsEndpoint } from '@voice/core/testing';
-import {
-  demoModel,
-  startLlmEmulator,
-  type ChatRequest,
-  type LlmEmulator,
-  type LlmReply,
-} from '@voice/provider-emulators';
+import { demoModel, startLlmEmulator, type LlmEmulator } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
@@ -27,30 +21,6 @@ let llm: LlmEmulator;
 let calendar: HttpsEndpoint;
 let dir: string;
 
-/**
- * The model reads the caller as a test can predict: a name after "my name is", an ISO date, and a yes
- * meaning the intent whose edge accepts; anything else asked of it is the demo's.
- */
-function model(request: ChatRequest): LlmReply {
-  const format = request.response_format?.json_schema;
-  if (format?.name !== 'caller_turn') return demoModel(request);
-  const said = /The caller just said: (".*")/.exec(String(request.messages.at(-1)?.content ?? ''))?.[1];
-  const text = said ? (JSON.parse(said) as string) : '';
-  const schema = format.schema as {
-    properties: { intent: { enum?: (string | null)[] }; variables: { properties: Record<string, unknown> } };
-  };
-  const find: Record<string, RegExp> = { name: /name is (\w+)/i, date: /\d{4}-\d{2}-\d{2}/ };
-  const variables = Object.fromEntries(
-    Object.keys(schema.properties.variables.properties).map((name) => {
-      const match = find[name]?.exec(text);
-      return [name, match ? (match[1] ?? match[0]) : null];
-    }),
-  );
-  const intents = (schema.properties.intent.enum ?? []).filter((id): id is string => typeof id === 'string');
-  const intent = /\byes\b/i.test(text) ? (intents.find((id) => id.includes('accept')) ?? null) : null;
-  return { say: JSON.stringify({ intent, variables }) };
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flows-e2e-'));
   calendar = await startHttpsEndpoint(() => ({
@@ -58,7 +28,8 @@ beforeAll(async () => {
     body: JSON.stringify({ available: false, alternative_date: '2026-12-03' }),
   }));
   await writeFile(join(dir, 'ca.pem'), calendar.ca);
-  llm = await startLlmEmulator({ reply: model });
+  // The demo's model reads the caller predictably: a name after "my name is", an ISO date, a yes.
+  llm = await startLlmEmulator({ reply: demoModel });
   stack = await startDashboardStack(
     { SIMULATOR_DIAL_MS: '200', SIMULATOR_RING_MS: '400', SIMULATOR_TALK_MS: '1500' },
     {
