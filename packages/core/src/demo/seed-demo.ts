@@ -35,16 +35,7 @@ export interface SeedDemoResult {
  */
 export async function seedDemo(
   deps: CoreDeps,
-  {
-    knownKey,
-    knownPassword,
-    calendarUrl,
-  }: {
-    knownKey?: string;
-    knownPassword?: string;
-    /** Where the demo flow agent's calendar function asks (the demo stack's calendar). */
-    calendarUrl?: string;
-  } = {},
+  { knownKey, knownPassword }: { knownKey?: string; knownPassword?: string } = {},
 ): Promise<SeedDemoResult> {
   const { db, clock } = deps;
   const now = clock.now();
@@ -67,7 +58,7 @@ export async function seedDemo(
     },
     update: {},
   });
-  await seedDemoFlowAgent(deps, calendarUrl);
+  await seedDemoFlowAgent(deps);
   for (const [index, number] of DEMO.numbers.entries()) {
     await db.phoneNumber.upsert({
       where: { number },
@@ -95,18 +86,11 @@ export async function seedDemo(
 }
 
 /**
- * The demo flow agent, built from the appointment template (its calendar function pointed at
- * `calendarUrl`); one whose flow no longer parses (an older demo's) is built again.
+ * The demo flow agent, built from the appointment template; one whose flow no longer parses (an older
+ * demo's) is built again, as the next version.
  */
-async function seedDemoFlowAgent({ db, clock }: CoreDeps, calendarUrl: string | undefined) {
-  const flow = {
-    ...APPOINTMENT_FLOW,
-    nodes: APPOINTMENT_FLOW.nodes.map((node) =>
-      node.type === 'function' && calendarUrl
-        ? { ...node, function: { ...node.function, url: calendarUrl } }
-        : node,
-    ),
-  } as Prisma.InputJsonValue;
+async function seedDemoFlowAgent({ db, clock }: CoreDeps) {
+  const flow = APPOINTMENT_FLOW as Prisma.InputJsonValue;
   const existing = await db.agent.findUnique({ where: { id: DEMO.flowAgentId } });
   if (existing && FlowDefinition.safeParse(existing.flowDefinition).success) return;
   const now = clock.now();

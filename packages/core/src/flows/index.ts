@@ -10,3 +10,4 @@ export * from './templates';
 export * from './flow-agents';
 export * from './create-flow-agent';
 export * from './test-flow';
+export * from './reseal-flows';
