@@ -5,7 +5,7 @@ import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioDuration } from './browser';
-import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
+import { screenshot, signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * A campaign manager's day in a real browser: an agent with a webhook, a campaign from a CSV whose bad
@@ -26,9 +26,7 @@ beforeAll(async () => {
     SIMULATOR_TALK_MS: '1500',
   });
   ({ page } = await stack.newPage());
-  await page.goto('/app/sign-in');
-  await signIn(page, stack.demo.login.email, stack.demo.login.password);
-  await page.waitForURL('**/app/calls');
+  await signInAsDemo(page, stack);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { startHttpsEndpoint, type HttpsEndpoint } from '@voice/core/testing';
 import { demoModel, startLlmEmulator, type LlmEmulator } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
+import { screenshot, signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * A flow agent built in the dashboard, in Chromium: the appointment template on the canvas, its calendar
@@ -43,9 +43,7 @@ beforeAll(async () => {
     },
   );
   ({ page } = await stack.newPage());
-  await page.goto('/app/sign-in');
-  await signIn(page, stack.demo.login.email, stack.demo.login.password);
-  await page.waitForURL('**/app/calls');
+  await signInAsDemo(page, stack);
 }, 180_000);
 
 afterAll(async () => {

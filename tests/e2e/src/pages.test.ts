@@ -6,7 +6,7 @@ import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioDuration } from './browser';
-import { screenshot, signIn, startDashboardStack, type DashboardStack } from './stack';
+import { screenshot, signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * The rest of the dashboard in a real browser: editing an agent (variables, webhooks that keep their
@@ -27,9 +27,7 @@ beforeAll(async () => {
   });
   // The axe script is injected into the page, which the dashboard's CSP would (rightly) refuse.
   ({ page } = await stack.newPage({ bypassCSP: true }));
-  await page.goto('/app/sign-in');
-  await signIn(page, stack.demo.login.email, stack.demo.login.password);
-  await page.waitForURL('**/app/calls');
+  await signInAsDemo(page, stack);
 });
 
 afterAll(async () => {

@@ -100,6 +100,13 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** Signs the page in as the demo user, and waits for the dashboard's first page. */
+export async function signInAsDemo(page: Page, stack: Pick<DashboardStack, 'demo'>): Promise<void> {
+  await page.goto('/app/sign-in');
+  await signIn(page, stack.demo.login.email, stack.demo.login.password);
+  await page.waitForURL('**/app/calls');
+}
+
 /**
  * Saves the page as `docs/images/dashboard-<name>.jpg` when DASHBOARD_SCREENSHOTS is set (how the
  * screenshots in docs/dashboard.md are made: `DASHBOARD_SCREENSHOTS=1 pnpm --filter @voice/e2e-tests

@@ -17,7 +17,7 @@ import {
 } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startDashboardStack, type DashboardStack } from './stack';
+import { signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
 
 /**
  * Talking to an agent from the dashboard, in Chromium, with a WAV file as the microphone (the caller's
@@ -77,9 +77,7 @@ beforeAll(async () => {
     },
   );
   ({ page } = await stack.newPage());
-  await page.goto('/app/sign-in');
-  await signIn(page, stack.demo.login.email, stack.demo.login.password);
-  await page.waitForURL('**/app/calls');
+  await signInAsDemo(page, stack);
 }, 180_000);
 
 afterAll(async () => {
@@ -154,9 +152,7 @@ describe('talking to an agent from the browser', () => {
       navigator.mediaDevices.getUserMedia = () =>
         Promise.reject(new DOMException('Permission denied', 'NotAllowedError'));
     });
-    await denied.goto('/app/sign-in');
-    await signIn(denied, stack.demo.login.email, stack.demo.login.password);
-    await denied.waitForURL('**/app/calls');
+    await signInAsDemo(denied, stack);
     await denied.goto(`/app/agents/${stack.demo.agentId}`);
     await denied.getByRole('button', { name: 'Talk to this agent' }).click();
     await denied
