@@ -84,4 +84,23 @@ describe('the OpenAI-compatible emulator', () => {
     const wrongKey = new OpenAI({ apiKey: 'sk-wrong', baseURL: emulator!.baseUrl, maxRetries: 0 });
     await expect(ask(wrongKey)).rejects.toMatchObject({ status: 401 });
   });
+
+  it('embeds texts as the embeddings API does: near for texts that share words, apart for others', async () => {
+    const openai = await clientFor(() => ({ say: '' }));
+    const answer = await openai.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: ['Where can I park?', 'Free parking behind the building.', 'We open at eight on Mondays.'],
+    });
+    expect(answer.data.map((item) => item.index)).toEqual([0, 1, 2]);
+    const [question, parking, hours] = answer.data.map((item) => item.embedding);
+    expect(question).toHaveLength(256);
+    const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index]!, 0);
+    expect(cosine(question!, question!)).toBeCloseTo(1, 5);
+    expect(cosine(question!, parking!)).toBeGreaterThan(cosine(question!, hours!));
+    const single = await openai.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'Where can I park?',
+    });
+    expect(single.data[0]!.embedding).toEqual(question);
+  });
 });

@@ -11,7 +11,8 @@ import { resample, speakPcm, writeWav } from '@voice/audio';
  * `chat.completion.chunk` events ending in `data: [DONE]`, tool calls streamed as their name and then
  * their arguments in pieces. What it answers comes from the test's script; what it was asked is recorded.
  * It also speaks: `POST /v1/audio/speech` answers with the input read by eSpeak NG as raw 24 kHz 16-bit
- * PCM (`response_format: pcm`) or a WAV file, after a fixed latency.
+ * PCM (`response_format: pcm`) or a WAV file, after a fixed latency; and embeds: `POST /v1/embeddings`
+ * answers each input with a deterministic vector of its words (`embed`).
  * For tests and the offline demo only.
  */
 
@@ -80,6 +81,25 @@ export interface LlmEmulator {
 }
 
 const WORDS_PER_CHUNK = 3;
+/** The emulator's embeddings' dimensions. */
+export const EMULATED_EMBEDDING_DIMENSIONS = 256;
+
+/**
+ * A text's emulated embedding: its words (lowercased, 4-letter prefixes, so "parking" meets "park")
+ * hashed into a unit vector, so texts that share words are near and texts that share none are apart.
+ */
+export function embed(text: string): Float32Array {
+  const vector = new Float32Array(EMULATED_EMBEDDING_DIMENSIONS);
+  for (const word of text.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []) {
+    const stem = word.slice(0, 4);
+    let hash = 2166136261;
+    for (let index = 0; index < stem.length; index += 1)
+      hash = Math.imul(hash ^ stem.charCodeAt(index), 16777619);
+    vector[(hash >>> 0) % EMULATED_EMBEDDING_DIMENSIONS]! += 1;
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
 
 function sendError(
   response: ServerResponse,
@@ -117,12 +137,16 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = new URL(request.url ?? '/', 'http://emulator').pathname;
-    if (request.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/audio/speech'))
+    if (
+      request.method !== 'POST' ||
+      !['/v1/chat/completions', '/v1/audio/speech', '/v1/embeddings'].includes(path)
+    )
       return sendError(response, 404, `Unknown request ${request.method} ${path}`);
     const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (!key || (options.apiKey !== undefined && key !== options.apiKey))
       return sendError(response, 401, 'Incorrect API key provided.', 'invalid_api_key');
     if (path === '/v1/audio/speech') return speech(request, response);
+    if (path === '/v1/embeddings') return embeddings(request, response);
     let body: ChatRequest;
     try {
       body = JSON.parse(await readBody(request)) as ChatRequest;
@@ -214,6 +238,47 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
     }
     await write(chunk({}, finishReason));
     response.end('data: [DONE]\n\n');
+  }
+
+  async function embeddings(request: IncomingMessage, response: ServerResponse) {
+    let body: { model?: unknown; input?: unknown; encoding_format?: unknown };
+    try {
+      body = JSON.parse(await readBody(request)) as typeof body;
+    } catch {
+      return sendError(response, 400, 'We could not parse the JSON body of your request.');
+    }
+    const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+    if (
+      typeof body.model !== 'string' ||
+      !Array.isArray(inputs) ||
+      !inputs.every((text) => typeof text === 'string')
+    )
+      return sendError(response, 400, 'model and input (a string or an array of strings) are required.');
+    if (
+      body.encoding_format !== undefined &&
+      body.encoding_format !== 'float' &&
+      body.encoding_format !== 'base64'
+    )
+      return sendError(response, 400, `Unknown encoding_format ${String(body.encoding_format)}.`);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        object: 'list',
+        data: (inputs as string[]).map((text, index) => {
+          const vector = embed(text);
+          return {
+            object: 'embedding',
+            index,
+            embedding:
+              body.encoding_format === 'base64'
+                ? Buffer.from(vector.buffer).toString('base64')
+                : Array.from(vector),
+          };
+        }),
+        model: body.model,
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      }),
+    );
   }
 
   async function speech(request: IncomingMessage, response: ServerResponse) {
