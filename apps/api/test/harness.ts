@@ -26,6 +26,7 @@ export async function startTestApi(
     core?: Partial<CoreDeps>;
     /** As the api's main sets it up (offline eSpeak NG) unless given; null: none. */
     voiceSamples?: ServerDeps['voiceSamples'] | null;
+    flowModel?: ServerDeps['flowModel'];
   } = {},
 ): Promise<TestApi> {
   const { deps: base, database } = await createTestDeps();
@@ -50,6 +51,11 @@ export async function startTestApi(
         await connection.workflowService.getSystemInfo({});
       }),
     logger: pino({ level: 'info' }, sink),
+    // The flow builder's text chat: a model that understands nothing, unless a test gives its own.
+    flowModel: overrides.flowModel ?? {
+      structured: async () => ({ intent: null, variables: {} }),
+      complete: async () => 'Understood.',
+    },
     ...(overrides.voiceSamples === null
       ? {}
       : { voiceSamples: overrides.voiceSamples ?? voiceSamples(espeakTextToSpeech) }),

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
+  APPOINTMENT_FLOW,
   CreateCampaignInput,
+  addKnowledgeDocument,
+  createFlowAgent,
+  createKnowledgeBase,
+  saveFlowDraft,
   addDoNotCall,
   addPhoneNumber,
   addTestContact,
@@ -56,6 +61,10 @@ interface Resources {
   /** A Twilio account the account connected (at the emulator), and its auth token. */
   carrierConnectionId: string;
   carrierAuthToken: string;
+  /** A flow agent with a saved draft. */
+  flowAgentId: string;
+  knowledgeBaseId: string;
+  documentId: string;
 }
 
 interface Request {
@@ -206,9 +215,31 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     account_sid: carrierAccount.sid,
     auth_token: carrierAccount.authToken,
   });
+  const flowAgent = await createFlowAgent(deps, {
+    accountId,
+    name: 'Matrix flow',
+    language: 'en',
+    voice: 'Ori',
+    welcome_message: '',
+    variables_provided: [],
+    variables_extracted: [],
+    flow: APPOINTMENT_FLOW,
+  });
+  await saveFlowDraft(deps, { accountId, agentId: flowAgent.agent_id, flow: APPOINTMENT_FLOW });
+  const base = await createKnowledgeBase(deps, { accountId, name: 'Matrix facts', language: 'en' });
+  const document = await addKnowledgeDocument(deps, {
+    accountId,
+    knowledge_base_id: base.id,
+    name: 'facts.md',
+    content_type: 'text/markdown',
+    data_base64: Buffer.from('# Parking\n\nFree parking behind the building.').toString('base64'),
+  });
   return {
     accountId,
     agentId: agent.agent_id,
+    flowAgentId: flowAgent.agent_id,
+    knowledgeBaseId: base.id,
+    documentId: document.id,
     webhookId: agent.webhooks[0]!.id,
     phoneNumber,
     callId: call.call_id,
@@ -257,6 +288,11 @@ async function accountRows(accountId: string) {
     db.campaign.findMany({ where, orderBy, include: { contacts: { orderBy } } }),
     db.doNotCallEntry.findMany({ where, orderBy }),
     db.carrierConnection.findMany({ where, orderBy }),
+    db.knowledgeBase.findMany({ where, orderBy, include: { documents: { orderBy } } }),
+    db.agentFlowVersion.findMany({
+      where: { agent: { accountId } },
+      orderBy: [{ agentId: 'asc' }, { version: 'asc' }],
+    }),
   ]);
 }
 
@@ -688,6 +724,31 @@ const REST_PLANS: Record<string, Plan> = {
 };
 
 const campaignId = (r: Resources) => ({ campaign_id: r.campaignId });
+const users = { usersOnly: true } as const;
+const KNOWLEDGE_BASE_NOT_FOUND: NotFound = ['NOT_FOUND', 'Knowledge base not found'];
+const onFlowAgent = (extra: (r: Resources) => Record<string, unknown> = () => ({})) =>
+  onResource('agent_id', (r) => ({ agent_id: r.flowAgentId, ...extra(r) }), AGENT_NOT_FOUND, users);
+const onKnowledgeBase = (field: string, input: (r: Resources) => Record<string, unknown>) =>
+  onResource(field, input, KNOWLEDGE_BASE_NOT_FOUND, users);
+/** A flow agent's new blank flow. */
+const newFlowInput = () => ({
+  name: 'Matrix flow',
+  language: 'en',
+  voice: 'Ori',
+  welcome_message: '',
+  variables_provided: [],
+  variables_extracted: [],
+  template: 'blank',
+});
+/** A search or a setting naming Beta's knowledge bases finds and sets nothing of Beta's. */
+const knowledgeIdsProbe = (
+  input: (a: Resources, ids: string[]) => Record<string, unknown>,
+  outcome: Outcome,
+): Probe => ({
+  fills: ['knowledge_base_ids'],
+  request: (a, b) => ({ input: input(a, [b.knowledgeBaseId]) }),
+  outcome: () => outcome,
+});
 
 const TRPC_PLANS: Record<string, Plan> = {
   'agents.create': { request: createAgentRequest },
@@ -731,7 +792,68 @@ const TRPC_PLANS: Record<string, Plan> = {
     (r) => ({ call_id: r.callId, metadata: { note: 'matrix' } }),
     CALL_NOT_FOUND,
   ),
-  'calls.delete': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, { usersOnly: true }),
+  'calls.delete': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
+  'calls.functionInvocations': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
+  'flows.templates': users,
+  'flows.create': { ...users, request: () => ({ input: newFlowInput() }) },
+  'flows.get': onFlowAgent(),
+  'flows.validate': onFlowAgent(() => ({ flow: APPOINTMENT_FLOW })),
+  'flows.saveDraft': onFlowAgent(() => ({ flow: APPOINTMENT_FLOW })),
+  'flows.publish': onFlowAgent(),
+  'flows.export': onFlowAgent(),
+  'flows.testWebCall': onFlowAgent(() => ({ flow: APPOINTMENT_FLOW })),
+  'flows.testTurn': onFlowAgent(() => ({ flow: APPOINTMENT_FLOW, dialogue: [], state: null, text: null })),
+  'knowledge.list': users,
+  'knowledge.create': { ...users, request: () => ({ input: { name: 'Matrix facts', language: 'en' } }) },
+  'knowledge.delete': onKnowledgeBase('id', (r) => ({ id: r.knowledgeBaseId })),
+  'knowledge.addDocument': onKnowledgeBase('knowledge_base_id', (r) => ({
+    knowledge_base_id: r.knowledgeBaseId,
+    name: 'more.txt',
+    content_type: 'text/plain',
+    data_base64: Buffer.from('Open on Mondays.').toString('base64'),
+  })),
+  'knowledge.deleteDocument': {
+    ...users,
+    request: (own) => ({ input: { knowledge_base_id: own.knowledgeBaseId, document_id: own.documentId } }),
+    probes: [
+      {
+        fills: ['knowledge_base_id'],
+        request: (a, b) => ({ input: { knowledge_base_id: b.knowledgeBaseId, document_id: a.documentId } }),
+        outcome: () => refused(404, ...KNOWLEDGE_BASE_NOT_FOUND),
+      },
+      {
+        fills: ['document_id'],
+        request: (a, b) => ({ input: { knowledge_base_id: a.knowledgeBaseId, document_id: b.documentId } }),
+        outcome: () => refused(404, 'NOT_FOUND', 'Document not found'),
+      },
+    ],
+  },
+  'knowledge.search': {
+    ...users,
+    request: (own) => ({ input: { knowledge_base_ids: [own.knowledgeBaseId], query: 'parking' } }),
+    probes: [
+      knowledgeIdsProbe(
+        (_a, ids) => ({ knowledge_base_ids: ids, query: 'parking' }),
+        accepted((data) => expect(data).toEqual([])),
+      ),
+    ],
+  },
+  'knowledge.agent': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND, users),
+  'knowledge.setAgent': {
+    ...users,
+    request: (own) => ({ input: { agent_id: own.agentId, knowledge_base_ids: [own.knowledgeBaseId] } }),
+    probes: [
+      {
+        fills: ['agent_id'],
+        request: (a, b) => ({ input: { agent_id: b.agentId, knowledge_base_ids: [a.knowledgeBaseId] } }),
+        outcome: () => refused(404, ...AGENT_NOT_FOUND),
+      },
+      knowledgeIdsProbe(
+        (a, ids) => ({ agent_id: a.agentId, knowledge_base_ids: ids }),
+        refused(404, ...KNOWLEDGE_BASE_NOT_FOUND),
+      ),
+    ],
+  },
   'calls.hangup': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.transfer': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.testContacts.add': {
