@@ -69,26 +69,30 @@ export const deterministicConversationEngine: ConversationEngine = {
     const opening = agent.welcomeMessage
       ? fillVariables(agent.welcomeMessage, varsProvided)
       : `Hello, this is ${agent.name}. ${fillVariables(agent.prompt, varsProvided).split(/(?<=[.!?])\s/)[0] ?? ''}`.trim();
-    const callerName = pick(FIRST_NAMES, `${callId}:name`);
     lines.push({ role: 'agent', content: opening });
-    lines.push({ role: 'caller', content: `Hi, this is ${callerName}.` });
 
-    let flowCollected: Record<string, string> = {};
+    // A flow's caller answers its questions (their name among them, when it asks); others introduce themselves.
+    let callerName = pick(FIRST_NAMES, `${callId}:name`);
+    let flowCollected: Record<string, string> | null = null;
     let flowEnded = false;
     if (agent.agentType === 'conversationalFlow' && agent.flow) {
       const simulated = await simulateFlow(callId, agent.flow, varsProvided);
       lines.push(...simulated.lines);
       flowCollected = simulated.collected;
       flowEnded = simulated.ended;
-    }
+      callerName = simulated.collected.name ?? simulated.collected.first_name ?? callerName;
+    } else lines.push({ role: 'caller', content: `Hi, this is ${callerName}.` });
     const varsExtracted: Record<string, string> = {};
     for (const variable of agent.variablesExtracted) {
       const value = extractedValue(variable, `${callId}:${variable.name}`);
-      lines.push({
-        role: 'agent',
-        content: `Could you tell me ${variable.description || variable.name.replace(/_/g, ' ')}?`,
-      });
-      lines.push({ role: 'caller', content: value });
+      // A flow asks what it asks; a prompt agent asks for each variable it extracts.
+      if (!flowCollected) {
+        lines.push({
+          role: 'agent',
+          content: `Could you tell me ${variable.description || variable.name.replace(/_/g, ' ')}?`,
+        });
+        lines.push({ role: 'caller', content: value });
+      }
       varsExtracted[variable.name] = value;
     }
     if (endedBy === 'caller') lines.push({ role: 'caller', content: 'Sorry, I have to go now.' });
@@ -114,9 +118,8 @@ export const deterministicConversationEngine: ConversationEngine = {
           : '') +
         endedHow,
       varsExtracted,
-      varsCollected: {
+      varsCollected: flowCollected ?? {
         caller_name: callerName,
-        ...flowCollected,
         ...(collectedTopics.length ? { topics: collectedTopics } : {}),
       },
       detectedGender: pick(['female', 'male'] as const, `${callId}:gender`),
