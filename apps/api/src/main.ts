@@ -14,8 +14,8 @@ import { redisRateLimitStore } from '@voice/core/redis';
 import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
 import { createWorkflowStarter } from '@voice/workflows/starters';
-import { llmSettingsFromEnv } from '@voice/providers/llm-env';
-import { completeText, openAiLanguageModel, type LlmMessage } from '@voice/providers/llm';
+import { embeddingsSettingsFromEnv, llmSettingsFromEnv } from '@voice/providers/llm-env';
+import { completeText, openAiEmbedder, openAiLanguageModel, type LlmMessage } from '@voice/providers/llm';
 import { textToSpeechFromEnv } from '@voice/providers/tts-env';
 import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
@@ -62,6 +62,7 @@ const rateLimitStore = env.REDIS_URL
   : memoryRateLimitStore();
 // The flow builder's text chat talks to the deployment's language model, when it has one.
 const llmSettings = llmSettingsFromEnv(env);
+const embeddings = embeddingsSettingsFromEnv(env);
 const llm = llmSettings ? openAiLanguageModel(llmSettings) : null;
 const flowModel =
   llm && llmSettings
@@ -82,6 +83,8 @@ const server = createServer(
       recordings: configuredRecordingStore(config),
       ...(authCache ? { authCache } : {}),
       rateLimitStore,
+      // Knowledge documents are embedded, and questions searched by meaning too, when a model is set.
+      ...(embeddings ? { embedder: openAiEmbedder(embeddings) } : {}),
     },
     pingTemporal: async () => {
       await temporal.workflowService.getSystemInfo({});

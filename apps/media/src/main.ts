@@ -7,7 +7,9 @@ import pino from 'pino';
 import { loadEnv } from './env';
 import {
   deepgramSpeechToText,
+  embeddingsSettingsFromEnv,
   llmSettingsFromEnv,
+  openAiEmbedder,
   openAiLanguageModel,
   openAiSpeechToText,
   textToSpeechFromEnv,
@@ -17,6 +19,7 @@ import { startMediaServer } from './server';
 const env = loadEnv();
 // The environment's check makes sure the language model's key is there.
 const llm = llmSettingsFromEnv(env)!;
+const embeddings = embeddingsSettingsFromEnv(env);
 
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
@@ -30,6 +33,8 @@ const core = {
   resolveHost: systemResolver,
   config: coreConfigFromEnv(env, 'http://127.0.0.1:3000'),
   workflows,
+  // Knowledge answers search by meaning too when an embeddings model is set.
+  ...(embeddings ? { embedder: openAiEmbedder(embeddings) } : {}),
 };
 
 const server = await startMediaServer(

@@ -1,6 +1,7 @@
 import type { Db } from '@voice/db';
 import type {
   Clock,
+  Embedder,
   CredentialCache,
   HostResolver,
   RateLimitStore,
@@ -90,6 +91,8 @@ export interface CoreDeps {
   authCache?: CredentialCache;
   /** Where rate-limit buckets are (Redis, or this process's memory); no limiting when omitted. */
   rateLimitStore?: RateLimitStore;
+  /** Knowledge bases' embeddings (EMBEDDINGS_MODEL): hybrid search with it, full-text search alone without. */
+  embedder?: Embedder;
 }
 
 async function noTemporal(): Promise<never> {

@@ -67,6 +67,15 @@ export interface StructuredModel {
   ): Promise<unknown>;
 }
 
+// Knowledge bases' embeddings.
+
+/** An embeddings model: one vector per text, in order. */
+export interface Embedder {
+  /** Its name: vectors of different models are never compared. */
+  model: string;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
 // Recordings.
 
 /** Where recordings are kept: a local directory by default, an S3-compatible bucket in production. */

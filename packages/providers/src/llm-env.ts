@@ -10,6 +10,8 @@ export const LlmEnv = {
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   /** How long one answer may take before it counts as failed. */
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(8_000),
+  /** The embeddings model of knowledge bases' hybrid search (the same endpoint); full-text search only when unset. */
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
 };
 
 type LlmEnvValues = z.infer<z.ZodObject<typeof LlmEnv>>;
@@ -23,4 +25,10 @@ export function llmSettingsFromEnv(env: LlmEnvValues): OpenAiSettings | null {
     model: env.LLM_MODEL,
     timeoutMs: env.LLM_TIMEOUT_MS,
   };
+}
+
+/** The knowledge bases' embeddings model, when one is set beside a key. */
+export function embeddingsSettingsFromEnv(env: LlmEnvValues): (OpenAiSettings & { model: string }) | null {
+  const llm = llmSettingsFromEnv(env);
+  return llm && env.EMBEDDINGS_MODEL ? { ...llm, model: env.EMBEDDINGS_MODEL } : null;
 }

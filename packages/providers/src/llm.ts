@@ -95,3 +95,18 @@ export async function completeText(
     if (event.type === 'text') text += event.text;
   return text.trim();
 }
+
+/** An OpenAI-compatible embeddings endpoint: one vector per text, in order. */
+export function openAiEmbedder(settings: OpenAiSettings): {
+  model: string;
+  embed(texts: string[]): Promise<number[][]>;
+} {
+  const client = openAiClient(settings);
+  return {
+    model: settings.model,
+    async embed(texts) {
+      const answer = await client.embeddings.create({ model: settings.model, input: texts });
+      return [...answer.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+    },
+  };
+}

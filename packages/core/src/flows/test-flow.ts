@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { mergedVariables } from '../agents/variables';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { searchKnowledge } from '../knowledge/knowledge-bases';
+import { searchKnowledge } from '../knowledge/search-knowledge';
 import { callFlowFunction, type FunctionInvocation } from './call-function';
 import { loadFlowAgent, parseFlow, sealFlowSecrets, storedFlow } from './flow-agents';
 import { advanceFlow, initialFlowState } from './flow-engine';

@@ -1,3 +1,4 @@
+import { embed } from '@voice/provider-emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../deps';
 import { createTestDeps, seedAccount } from '../testing/deps';
@@ -6,9 +7,9 @@ import {
   createKnowledgeBase,
   deleteKnowledgeDocument,
   listKnowledgeBases,
-  searchConfigFor,
-  searchKnowledge,
 } from './knowledge-bases';
+import { searchKnowledge } from './search-knowledge';
+import { searchConfigFor } from './text-search';
 import { passagesOf } from './passages';
 
 let deps: CoreDeps;
@@ -148,5 +149,51 @@ describe('knowledge bases', () => {
     const { id } = await upload(base.id, 'parking.md', CLINIC_MD);
     await deleteKnowledgeDocument(deps, { accountId, knowledgeBaseId: base.id, documentId: id });
     expect(await deps.db.knowledgeChunk.count({ where: { knowledgeBaseId: base.id } })).toBe(0);
+  });
+
+  it('with an embeddings model, also finds passages by meaning, fused with the words; a failing model writes nothing', async () => {
+    const embedder = {
+      model: 'emulated',
+      embed: async (texts: string[]) => texts.map((text) => Array.from(embed(text))),
+    };
+    const hybrid = { ...deps, embedder };
+    const base = await createKnowledgeBase(deps, { accountId, name: 'Hybrid', language: 'en' });
+    await addKnowledgeDocument(hybrid, {
+      accountId,
+      knowledge_base_id: base.id,
+      name: 'clinic.md',
+      content_type: 'text/markdown',
+      data_base64: Buffer.from(CLINIC_MD).toString('base64'),
+    });
+    expect(
+      await deps.db.knowledgeEmbedding.count({
+        where: { chunk: { knowledgeBaseId: base.id }, model: 'emulated' },
+      }),
+    ).toBe(2);
+    // No word of the question is in the document: full-text search alone finds nothing, meaning does.
+    const ask = (on: CoreDeps, query: string) =>
+      searchKnowledge(on, { accountId, knowledgeBaseIds: [base.id], query });
+    expect(await ask(deps, 'Parkplatz?')).toEqual([]);
+    expect(await ask(hybrid, 'Parkplatz?')).toEqual([expect.stringContaining('behind the building')]);
+    expect(await ask(hybrid, 'Are you open on Sunday?')).toEqual([
+      expect.stringContaining('On Sundays the clinic is closed.'),
+    ]);
+    expect(await ask(hybrid, 'Who won the world cup?')).toEqual([]);
+
+    const failing = {
+      ...deps,
+      embedder: { model: 'emulated', embed: () => Promise.reject(new Error('model down')) },
+    };
+    const before = await deps.db.knowledgeDocument.count({ where: { knowledgeBaseId: base.id } });
+    await expect(
+      addKnowledgeDocument(failing, {
+        accountId,
+        knowledge_base_id: base.id,
+        name: 'more.md',
+        content_type: 'text/markdown',
+        data_base64: Buffer.from('# Prices\n\nA cleaning costs 300 shekels.').toString('base64'),
+      }),
+    ).rejects.toThrow('model down');
+    expect(await deps.db.knowledgeDocument.count({ where: { knowledgeBaseId: base.id } })).toBe(before);
   });
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CoreDeps } from '../deps';
+import { embedAll, unit } from './embeddings';
+import { searchConfigFor } from './text-search';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
 import { documentText, documentTypeOf } from './document-text';
@@ -12,43 +14,6 @@ import { passagesOf } from './passages';
  * configuration where PostgreSQL has one, `simple` otherwise: Hebrew, for one). Plain full-text search
  * runs on every PostgreSQL, the embedded one included.
  */
-
-/** PostgreSQL's text-search configurations, by language code. */
-const SEARCH_CONFIGS: Record<string, string> = {
-  ar: 'arabic',
-  ca: 'catalan',
-  da: 'danish',
-  de: 'german',
-  el: 'greek',
-  en: 'english',
-  es: 'spanish',
-  eu: 'basque',
-  fi: 'finnish',
-  fr: 'french',
-  ga: 'irish',
-  hi: 'hindi',
-  hu: 'hungarian',
-  hy: 'armenian',
-  id: 'indonesian',
-  it: 'italian',
-  lt: 'lithuanian',
-  ne: 'nepali',
-  nl: 'dutch',
-  no: 'norwegian',
-  pt: 'portuguese',
-  ro: 'romanian',
-  ru: 'russian',
-  sr: 'serbian',
-  sv: 'swedish',
-  ta: 'tamil',
-  tr: 'turkish',
-  yi: 'yiddish',
-};
-
-/** The text-search configuration of a language (`en-US` → `english`, `he` → `simple`). */
-export function searchConfigFor(language: string): string {
-  return SEARCH_CONFIGS[language.toLowerCase().split(/[-_]/)[0] ?? ''] ?? 'simple';
-}
 
 /** A document at most this large (its file) is taken. */
 export const DOCUMENT_LIMIT_BYTES = 700 * 1024;
@@ -141,6 +106,9 @@ export async function addKnowledgeDocument(
   const passages = passagesOf(text);
   const id = randomUUID();
   const config = searchConfigFor(base.language);
+  // Embedded before the transaction: a failing model leaves nothing written.
+  const embeddings = deps.embedder ? await embedAll(deps.embedder, passages) : null;
+  const chunkIds = passages.map(() => randomUUID());
   await deps.db.$transaction(async (tx) => {
     await tx.knowledgeDocument.create({
       data: {
@@ -155,9 +123,17 @@ export async function addKnowledgeDocument(
     });
     await tx.$executeRaw`
       INSERT INTO knowledge_chunks (id, document_id, knowledge_base_id, position, content, tsv)
-      SELECT gen_random_uuid(), ${id}::uuid, ${base.id}::uuid, passage.position - 1, passage.content,
+      SELECT passage.id, ${id}::uuid, ${base.id}::uuid, passage.position - 1, passage.content,
              to_tsvector(${config}::regconfig, passage.content)
-      FROM unnest(${passages}::text[]) WITH ORDINALITY AS passage(content, position)`;
+      FROM unnest(${chunkIds}::uuid[], ${passages}::text[]) WITH ORDINALITY AS passage(id, content, position)`;
+    if (embeddings)
+      await tx.knowledgeEmbedding.createMany({
+        data: chunkIds.map((chunkId, index) => ({
+          chunkId,
+          model: deps.embedder!.model,
+          embedding: unit(embeddings[index]!),
+        })),
+      });
   });
   return { id, passages: passages.length };
 }
@@ -184,48 +160,6 @@ export async function deleteKnowledgeBase(
 ) {
   const base = await loadKnowledgeBase(deps, accountId, id);
   await deps.db.knowledgeBase.delete({ where: { id: base.id } });
-}
-
-/** Passages a search returns at most. */
-const TOP = 3;
-
-/**
- * The passages of the account's knowledge bases most relevant to a question: ranked by full-text
- * search in each base's language, and kept only when they hold at least half of the question's words
- * (after the language's stemming and stop words). None: nothing relevant.
- */
-export async function searchKnowledge(
-  { db }: Pick<CoreDeps, 'db'>,
-  {
-    accountId,
-    knowledgeBaseIds,
-    query,
-  }: { accountId: string; knowledgeBaseIds: readonly string[]; query: string },
-): Promise<string[]> {
-  const ids = knowledgeBaseIds.filter(isUuid);
-  if (ids.length === 0 || !query.trim()) return [];
-  const bases = await db.knowledgeBase.findMany({ where: { accountId, id: { in: ids } } });
-  const found: { content: string; rank: number }[] = [];
-  for (const base of bases) {
-    const config = searchConfigFor(base.language);
-    const [{ lexemes } = { lexemes: [] }] = await db.$queryRaw<{ lexemes: string[] }[]>`
-      SELECT tsvector_to_array(to_tsvector(${config}::regconfig, ${query})) AS lexemes`;
-    if (lexemes.length === 0) continue;
-    const needed = Math.max(1, Math.ceil(lexemes.length / 2));
-    const either = lexemes.map((lexeme) => `'${lexeme.replace(/'/g, "''")}'`).join(' | ');
-    const rows = await db.$queryRaw<{ content: string; rank: number; matched: number }[]>`
-      SELECT content, ts_rank_cd(tsv, to_tsquery('simple', ${either}))::float8 AS rank,
-             cardinality(ARRAY(SELECT unnest(tsvector_to_array(tsv)) INTERSECT SELECT unnest(${lexemes}::text[])))::int AS matched
-      FROM knowledge_chunks
-      WHERE knowledge_base_id = ${base.id}::uuid AND tsv @@ to_tsquery('simple', ${either})
-      ORDER BY rank DESC, position
-      LIMIT 10`;
-    found.push(...rows.filter((row) => row.matched >= needed));
-  }
-  return found
-    .sort((a, b) => b.rank - a.rank)
-    .slice(0, TOP)
-    .map((row) => row.content);
 }
 
 /**
