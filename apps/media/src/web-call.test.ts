@@ -1,5 +1,11 @@
 import { resample, rms, speakPcm } from '@voice/audio';
-import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency } from '@voice/core';
+import {
+  createFlowAgent,
+  createMediaStreamToken,
+  createWebCall,
+  webCallTokens,
+  type TurnLatency,
+} from '@voice/core';
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -176,5 +182,72 @@ describe('web calls', () => {
     const { left, right } = await media.recording(call.recordingKey!);
     expect(loudMs(right)).toBeGreaterThan(2_000);
     expect(loudMs(left)).toBeGreaterThan(800);
+  });
+
+  it('runs a flow agent on a web call: its nodes in the transcript, what the caller gave collected', async () => {
+    await media.answeredCall({ welcomeMessage: WELCOME });
+    const NAME_QUESTION = 'May I have your name?';
+    const SAID = 'My name is Dana.';
+    // The model only reads the caller: the flow's words are its own.
+    await media.start({
+      reply: (request) =>
+        request.response_format?.json_schema?.name === 'caller_turn'
+          ? { say: JSON.stringify({ intent: null, variables: { name: 'Dana' } }) }
+          : { status: 400, message: 'this flow asks the model nothing else' },
+      heard: [SAID],
+    });
+    const { accountId } = await media.deps.db.agent.findFirstOrThrow();
+    const agent = await createFlowAgent(media.deps, {
+      accountId,
+      name: 'Web flow',
+      language: 'en',
+      voice: 'en-steve',
+      welcome_message: '',
+      variables_provided: [],
+      variables_extracted: [],
+      flow: {
+        start: 'ask',
+        nodes: [
+          {
+            id: 'ask',
+            name: 'Ask the name',
+            type: 'ask',
+            speech: { kind: 'text', content: NAME_QUESTION },
+            variables: [{ name: 'name', type: 'string' }],
+          },
+          {
+            id: 'bye',
+            name: 'Goodbye',
+            type: 'end',
+            speech: { kind: 'text', content: 'Thank you {{name}}, goodbye!' },
+          },
+        ],
+        edges: [{ id: 'done', from: 'ask', to: 'bye', condition: { type: 'always' } }],
+      },
+    });
+    const created = await createWebCall(media.deps, { accountId, agent_id: agent.agent_id });
+    const browser = openWebCall({
+      url: webUrl(),
+      accessToken: created.access_token,
+      script: [{ untilAgentSaid: 1 }, { audio: await callerSpeech(SAID) }, { untilAgentSaid: 2 }],
+    });
+    await browser.opened;
+    // The flow ends the call: the media server closes the browser's line.
+    expect((await browser.closed)?.code).toBe(1000);
+    const call = await media.storedCall(created.call_id);
+    expect(call.transcript.map(({ role, content }) => [role, content])).toEqual([
+      ['system', 'node: Ask the name'],
+      ['agent', NAME_QUESTION],
+      ['caller', SAID],
+      ['system', 'node: Goodbye'],
+      ['agent', 'Thank you Dana, goodbye!'],
+    ]);
+    expect(call).toMatchObject({
+      conversationEndReason: 'ended',
+      varsCollected: { name: 'Dana' },
+      agentVersion: 1,
+    });
+    // The browser was shown what was said, not the flow's steps.
+    expect(browser.record.transcript.map((entry) => entry.role)).toEqual(['agent', 'caller', 'agent']);
   });
 });
