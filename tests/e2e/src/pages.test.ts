@@ -93,7 +93,7 @@ describe('agents', () => {
     expect(duration).toBeGreaterThan(1);
   });
 
-  it('duplicates an agent under a new name, and shows a flow agent read-only', async () => {
+  it('duplicates an agent under a new name, and opens a flow agent in the flow builder', async () => {
     await page.goto(`/app/agents/${DEMO.agentId}`);
     await page.getByLabel('Name of the copy').fill('Receptionist, evenings');
     await page.getByRole('button', { name: 'Duplicate' }).click();
@@ -101,9 +101,15 @@ describe('agents', () => {
     const copy = await db().agent.findFirstOrThrow({ where: { name: 'Receptionist, evenings' } });
     expect(page.url()).toContain(`/app/agents/${copy.id}`);
 
+    // A flow agent is not edited as a prompt agent is: its flow is, in the builder.
     await page.goto(`/app/agents/${DEMO.flowAgentId}`);
-    await page.getByText('A conversational flow agent: read-only here.').waitFor();
+    const builder = page.getByRole('link', { name: 'Open the flow builder' });
+    await builder.waitFor();
     expect(await page.getByRole('button', { name: 'Save agent' }).count()).toBe(0);
+    await builder.click();
+    await page.waitForURL(`**/app/agents/${DEMO.flowAgentId}/flow`);
+    await page.getByText('Version 1 · as published').waitFor();
+    await expect.poll(() => page.getByLabel('Flow canvas').locator('.react-flow__node').count()).toBe(8);
   });
 });
 

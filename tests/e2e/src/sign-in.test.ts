@@ -62,7 +62,7 @@ describe('dashboard sign-in', () => {
     await signIn(page, stack.demo.login.email, stack.demo.login.password);
     await page.waitForURL('**/app/agents');
     await page.getByRole('cell', { name: 'Demo Receptionist' }).waitFor();
-    await expect(page.getByRole('cell', { name: 'Flow (read-only)' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('cell', { name: 'Flow', exact: true }).isVisible()).resolves.toBe(true);
 
     // The session is a cookie no script can read, sent over HTTPS only and never by another site.
     const [cookie] = await context.cookies();

@@ -13,12 +13,14 @@ export function NewFlowAgentPage() {
   const [language, setLanguage] = useState('en');
   const [voice, setVoice] = useState('');
   const [template, setTemplate] = useState<'blank' | 'appointment'>('appointment');
+  // The first voice until another is chosen (the agent needs one: the form waits for the list).
+  const chosenVoice = voice || voices.data?.voices[0]?.display_name || '';
   const create = useMutation({
     mutationFn: () =>
       api.flows.create.mutate({
         name,
         language,
-        voice: voice || voices.data?.voices[0]?.display_name || '',
+        voice: chosenVoice,
         welcome_message: '',
         variables_provided: [],
         variables_extracted: [],
@@ -98,7 +100,7 @@ export function NewFlowAgentPage() {
           </p>
         )}
         <div className="actions">
-          <button type="submit" disabled={create.isPending}>
+          <button type="submit" disabled={create.isPending || !chosenVoice}>
             Create and open the builder
           </button>
         </div>
