@@ -21,7 +21,12 @@ export type CalleeTurn =
   | { text: string; voice?: string }
   | { pauseMs: number }
   /** A key pressed on the phone's keypad. */
-  | { dtmf: string };
+  | { dtmf: string }
+  /**
+   * Silence until the agent has spoken since the callee's last words and then been quiet this long:
+   * the callee waits for the agent to finish, however long the agent took to begin.
+   */
+  | { untilAgentQuietMs: number };
 
 export interface MediaStreamRecord {
   streamSid: string;
@@ -77,11 +82,14 @@ const FRAME_MS = 20;
 const BYTES_PER_MS = 8;
 const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
 
-async function render(turn: CalleeTurn): Promise<Buffer | { dtmf: string }> {
+type Inbound = Buffer | { dtmf: string } | { untilAgentQuietMs: number };
+
+async function render(turn: CalleeTurn): Promise<Inbound> {
   if ('audio' in turn) return turn.audio;
   if ('wav' in turn) return wavToMulaw(turn.wav);
   if ('text' in turn) return speak(turn.text, turn.voice);
   if ('pauseMs' in turn) return Buffer.alloc(Math.round(turn.pauseMs * BYTES_PER_MS), MULAW_SILENCE);
+  if ('untilAgentQuietMs' in turn) return turn;
   return { dtmf: turn.dtmf };
 }
 
@@ -105,7 +113,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     closed: null,
   };
   /** The callee's side, in order: audio to send and keys to press. */
-  const inbound: (Buffer | { dtmf: string })[] = [];
+  const inbound: Inbound[] = [];
   /** The service's side, not yet played: audio and the marks between it. */
   const outbound: Outbound[] = [];
   let sequence = 0;
@@ -114,6 +122,9 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   let ticks = 0;
   let clockStart = 0;
   let queued = Promise.resolve();
+  /** When the callee last sent audio (words or a pause) and last heard the service's. */
+  let calleeSpokeAt = 0;
+  let agentHeardAt = 0;
   const since = () => Date.now() - startedAt;
 
   const socket = new WebSocket(options.url);
@@ -131,6 +142,13 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   /** One 20 ms step: a frame of the callee's audio goes out, a frame of the service's plays. */
   function tick() {
     while (inbound[0] && !Buffer.isBuffer(inbound[0])) {
+      const head = inbound[0];
+      if ('untilAgentQuietMs' in head) {
+        const now = performance.now();
+        if (agentHeardAt <= calleeSpokeAt || now - agentHeardAt < head.untilAgentQuietMs) break;
+        inbound.shift();
+        continue;
+      }
       const { dtmf } = inbound.shift() as { dtmf: string };
       send({
         event: 'dtmf',
@@ -145,6 +163,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       const head: Buffer = inbound[0];
       const taken = head.copy(frame, filled, 0, Math.min(head.length, FRAME_BYTES - filled));
       filled += taken;
+      calleeSpokeAt = performance.now();
       if (taken === head.length) inbound.shift();
       else inbound[0] = head.subarray(taken);
     }
@@ -173,6 +192,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       if (playing === 0 || head.at > playable) break;
       const played = head.audio.subarray(0, playing);
       playedAudio.push(played);
+      agentHeardAt = performance.now();
       playing -= played.length;
       if (played.length === head.audio.length) outbound.shift();
       else outbound[0] = { audio: head.audio.subarray(played.length), at: head.at };

@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { speak } from '@voice/audio';
 import { APPOINTMENT_FLOW, createFlowAgent, type FunctionInvocation } from '@voice/core';
 import { startHttpsEndpoint, type HttpsEndpoint } from '@voice/core/testing';
 import type { ChatRequest, LlmReply } from '@voice/provider-emulators';
@@ -56,14 +55,8 @@ beforeAll(async () => {
   // The media server trusts the calendar's certificate as it would a public one.
   caDir = mkdtempSync(join(tmpdir(), 'calendar-ca-'));
   writeFileSync(join(caDir, 'ca.pem'), calendar.ca);
-  const questionMs = (await speak(QUESTION)).length / 8;
-  const offerMs = (await speak(OFFER)).length / 8;
-  callee = [
-    { pauseMs: questionMs + 2_000 },
-    { text: SAID[0]! },
-    { pauseMs: offerMs + 3_000 },
-    { text: SAID[1]! },
-  ];
+  // The callee answers once the agent has finished each question, however long it took to begin.
+  callee = [{ untilAgentQuietMs: 800 }, { text: SAID[0]! }, { untilAgentQuietMs: 800 }, { text: SAID[1]! }];
   stack = await TelephonyStack.start('Flow', inject('temporalAddress'), {
     emulator: { talkMs: 60_000, callee: () => callee },
     webhookAllowedHosts: calendar.host,

@@ -23,9 +23,9 @@ import { WebhookRows } from './WebhookRows';
 /**
  * An agent's form, for a new agent or an existing one (single-prompt agents; a flow agent's flow
  * is edited in the flow builder). Checked with the API's own schema before it is sent; the API's
- * answer, if it refuses, is shown beside the field it names. Webhook secrets and header values are write-only: typed here, sent
- * once, never shown again (the API answers only whether a webhook has them); an existing webhook keeps
- * them unless a new value is typed or their removal ticked.
+ * answer, if it refuses, is shown beside the field it names. Webhook secrets and header values are
+ * write-only: typed here, sent once, never shown again (the API answers only whether a webhook has
+ * them); an existing webhook keeps them unless a new value is typed or their removal ticked.
  */
 export function AgentEditor({ agent }: { agent: Agent | null }) {
   const navigate = useNavigate();
