@@ -143,19 +143,8 @@ function sessionFlow(
     vars,
     async callFunction(node, args) {
       const atMs = Math.round(performance.now() - line.openedAt);
-      const result = await callFlowFunction(deps.core, { callId, name: node.name, fn: node.function, args });
-      invocations.push({
-        node: node.id,
-        name: node.name,
-        url: node.function.url,
-        at_ms: atMs,
-        request: result.request,
-        ok: result.ok,
-        status: result.status,
-        response: result.body,
-        error: result.error ?? null,
-        latency_ms: Math.round(performance.now() - line.openedAt) - atMs,
-      });
+      const result = await callFlowFunction(deps.core, { callId, node, args, atMs });
+      invocations.push(result.invocation);
       return result;
     },
     retrieve: (knowledgeBaseIds, query) => searchKnowledge(deps.core, { accountId, knowledgeBaseIds, query }),

@@ -1,7 +1,7 @@
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { checkFlow, loadFlowAgent, parseFlow, sealFlowSecrets, storedFlow } from '../flows/flow-agents';
+import { agentFlowProblems, loadFlowAgent, parseFlow, sealedForAgent } from '../flows/flow-agents';
 import { createWebCall } from './create-web-call';
 
 /**
@@ -13,17 +13,13 @@ export async function testFlowWebCall(
   { accountId, agentId, flow }: { accountId: string; agentId: string; flow: unknown },
 ) {
   const agent = await loadFlowAgent(deps, accountId, agentId);
-  const { problems } = await checkFlow(deps, { accountId, agentId, flow });
+  const problems = await agentFlowProblems(deps, agent, flow);
   if (problems.length > 0)
     throw new AppError(
       'VALIDATION_FAILED',
       `The draft cannot be tried yet: ${problems.map((problem) => problem.message).join('; ')}`,
     );
-  const sealed = sealFlowSecrets(
-    deps.config,
-    parseFlow(flow),
-    storedFlow(agent.flowDraft) ?? storedFlow(agent.flowDefinition),
-  );
+  const sealed = sealedForAgent(deps.config, agent, parseFlow(flow));
   return createWebCall(
     deps,
     { accountId, agent_id: agentId },

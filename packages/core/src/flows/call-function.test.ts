@@ -45,12 +45,16 @@ describe('a function node’s request', () => {
   it('posts the chosen variables as JSON, signed as our webhooks are, with its sealed headers opened', async () => {
     const result = await callFlowFunction(deps, {
       callId: 'call-1',
-      name: 'check_calendar',
-      fn: fn('/free', {
-        headers: { 'X-Api-Key': seal(config, 'calendar-key') },
-        secret: seal(config, SECRET),
-      }),
+      node: {
+        id: 'check',
+        name: 'check_calendar',
+        function: fn('/free', {
+          headers: { 'X-Api-Key': seal(config, 'calendar-key') },
+          secret: seal(config, SECRET),
+        }),
+      },
       args: { name: 'Dana' },
+      atMs: 0,
     });
     expect(result).toMatchObject({
       ok: true,
@@ -77,7 +81,12 @@ describe('a function node’s request', () => {
 
   it('fails on an error status, a response that is not JSON, and a time limit passed', async () => {
     const call = (path: string, extra: Partial<FlowFunction> = {}) =>
-      callFlowFunction(deps, { callId: 'call-2', name: 'f', fn: fn(path, extra), args: { name: 'Dana' } });
+      callFlowFunction(deps, {
+        callId: 'call-2',
+        node: { id: 'f', name: 'f', function: fn(path, extra) },
+        args: { name: 'Dana' },
+        atMs: 0,
+      });
     expect(await call('/broken')).toMatchObject({
       ok: false,
       error: 'HTTP 503',
@@ -93,14 +102,14 @@ describe('a function node’s request', () => {
   it('refuses what webhooks refuse: plain HTTP and private addresses not allowed for tests', async () => {
     const refused = await callFlowFunction(
       { ...deps, config: { ...config, webhookAllowedHosts: [] } },
-      { callId: 'call-3', name: 'f', fn: fn('/free'), args: {} },
+      { callId: 'call-3', node: { id: 'f', name: 'f', function: fn('/free') }, args: {}, atMs: 0 },
     );
     expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/^refused: /) });
     const plain = await callFlowFunction(deps, {
       callId: 'call-3',
-      name: 'f',
-      fn: FlowFunction.parse({ url: 'http://calendar.example.com/x' }),
+      node: { id: 'f', name: 'f', function: FlowFunction.parse({ url: 'http://calendar.example.com/x' }) },
       args: {},
+      atMs: 0,
     });
     expect(plain).toMatchObject({ ok: false, error: 'url must use https' });
   });

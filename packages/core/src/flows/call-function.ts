@@ -41,13 +41,26 @@ export async function callFlowFunction(
   deps: Pick<CoreDeps, 'resolveHost' | 'config' | 'clock'>,
   {
     callId,
-    name,
-    fn,
+    node,
     args,
-  }: { callId: string; name: string; fn: FlowFunction; args: Record<string, string> },
+    atMs,
+  }: {
+    callId: string;
+    node: { id: string; name: string; function: FlowFunction };
+    args: Record<string, string>;
+    /** When in the call it is made (ms from the call's start), for the invocation kept. */
+    atMs: number;
+  },
 ): Promise<
-  FunctionOutcome & { status: number | null; body: string | null; request: Record<string, unknown> }
+  FunctionOutcome & {
+    status: number | null;
+    body: string | null;
+    request: Record<string, unknown>;
+    /** The request and its result as the call keeps them. */
+    invocation: FunctionInvocation;
+  }
 > {
+  const { name, function: fn } = node;
   const request = { name, call_id: callId, args };
   const body = JSON.stringify(request);
   const custom = Object.fromEntries(
@@ -74,21 +87,33 @@ export async function callFlowFunction(
     responseLimit: RESPONSE_LIMIT + 1,
   });
   const kept = sent.body === undefined ? null : sent.body.slice(0, KEPT_RESPONSE);
-  const failed = (error: string) => ({
-    ok: false,
-    error,
-    status: sent.statusCode ?? null,
+  const status = sent.statusCode ?? null;
+  const result = (outcome: FunctionOutcome) => ({
+    ...outcome,
+    status,
     body: kept,
     request,
+    invocation: {
+      node: node.id,
+      name,
+      url: fn.url,
+      at_ms: atMs,
+      request,
+      ok: outcome.ok,
+      status,
+      response: kept,
+      error: outcome.error ?? null,
+      latency_ms: sent.latencyMs,
+    },
   });
-  if (sent.error) return failed(sent.error);
-  const status = sent.statusCode ?? 0;
-  if (status < 200 || status > 299) return failed(`HTTP ${status}`);
-  if ((sent.body ?? '').length > RESPONSE_LIMIT) return failed('the response is over 64 KB');
+  if (sent.error) return result({ ok: false, error: sent.error });
+  if (status === null || status < 200 || status > 299)
+    return result({ ok: false, error: `HTTP ${status ?? 0}` });
+  if ((sent.body ?? '').length > RESPONSE_LIMIT)
+    return result({ ok: false, error: 'the response is over 64 KB' });
   try {
-    const data = sent.body?.trim() ? (JSON.parse(sent.body) as unknown) : null;
-    return { ok: true, data, status, body: kept, request };
+    return result({ ok: true, data: sent.body?.trim() ? (JSON.parse(sent.body) as unknown) : null });
   } catch {
-    return failed('the response is not JSON');
+    return result({ ok: false, error: 'the response is not JSON' });
   }
 }

@@ -49,6 +49,15 @@ export function sealFlowSecrets(
   };
 }
 
+/** A flow from the builder with its write-only values sealed, `null`s taking the agent's stored ones (its draft's, else its published flow's). */
+export function sealedForAgent(
+  config: SecretsConfig,
+  agent: Pick<AgentRow, 'flowDraft' | 'flowDefinition'>,
+  flow: FlowDefinition,
+): FlowDefinition {
+  return sealFlowSecrets(config, flow, storedFlow(agent.flowDraft) ?? storedFlow(agent.flowDefinition));
+}
+
 /** The flow as the builder and the export show it: every write-only value `null` (set, not shown). */
 export function maskFlowSecrets(flow: FlowDefinition): FlowDefinition {
   return {
@@ -159,11 +168,7 @@ export async function saveFlowDraft(
 ): Promise<{ problems: FlowProblem[] }> {
   const agent = await loadFlowAgent(deps, accountId, agentId);
   const parsed = parseFlow(flow);
-  const sealed = sealFlowSecrets(
-    deps.config,
-    parsed,
-    storedFlow(agent.flowDraft) ?? storedFlow(agent.flowDefinition),
-  );
+  const sealed = sealedForAgent(deps.config, agent, parsed);
   await deps.db.agent.update({
     where: { id: agent.id },
     data: { flowDraft: sealed as Prisma.InputJsonValue, updatedAt: deps.clock.now() },
@@ -251,8 +256,16 @@ export async function checkFlow(
   deps: CoreDeps,
   { accountId, agentId, flow }: { accountId: string; agentId: string; flow: unknown },
 ): Promise<{ problems: FlowProblem[] }> {
-  const agent = await loadFlowAgent(deps, accountId, agentId);
+  return { problems: await agentFlowProblems(deps, await loadFlowAgent(deps, accountId, agentId), flow) };
+}
+
+/** `checkFlow` for an agent already loaded. */
+export async function agentFlowProblems(
+  deps: CoreDeps,
+  agent: AgentRow,
+  flow: unknown,
+): Promise<FlowProblem[]> {
   const parsed = FlowDefinition.safeParse(flow);
-  if (parsed.success) return { problems: await flowProblems(deps, agent, parsed.data) };
-  return { problems: problemsOf(flow, { provided: providedNames(agent) }) };
+  if (parsed.success) return flowProblems(deps, agent, parsed.data);
+  return problemsOf(flow, { provided: providedNames(agent) });
 }

@@ -5,7 +5,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { searchKnowledge } from '../knowledge/search-knowledge';
 import { callFlowFunction, type FunctionInvocation } from './call-function';
-import { loadFlowAgent, parseFlow, sealFlowSecrets, storedFlow } from './flow-agents';
+import { loadFlowAgent, parseFlow, sealedForAgent } from './flow-agents';
 import { advanceFlow, initialFlowState } from './flow-engine';
 import { instructionPrompt, understandCaller, type DialogueLine, type FlowModel } from './flow-model';
 import type { FlowPorts, FlowState } from './flow-ports';
@@ -58,11 +58,7 @@ export async function testFlowTurn(
       'The text chat needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL) for the api, or run pnpm dev -- --voice',
     );
   const agent = await loadFlowAgent(deps, accountId, input.agent_id);
-  const flow = sealFlowSecrets(
-    deps.config,
-    parseFlow(input.flow),
-    storedFlow(agent.flowDraft) ?? storedFlow(agent.flowDefinition),
-  );
+  const flow = sealedForAgent(deps.config, agent, parseFlow(input.flow));
   if (input.state?.node && !flow.nodes.some((node) => node.id === input.state!.node))
     throw new AppError('VALIDATION_FAILED', 'The chat is at a node the flow no longer has: start again');
   const entries: TestFlowTurn['entries'] = [];
@@ -88,25 +84,8 @@ export async function testFlowTurn(
     understand: (request) =>
       understandCaller(model, request, { dialogue, today: deps.clock.now().toISOString().slice(0, 10) }),
     async callFunction(node, args) {
-      const started = performance.now();
-      const result = await callFlowFunction(deps, {
-        callId: chatId,
-        name: node.name,
-        fn: node.function,
-        args,
-      });
-      invocations.push({
-        node: node.id,
-        name: node.name,
-        url: node.function.url,
-        at_ms: 0,
-        request: result.request,
-        ok: result.ok,
-        status: result.status,
-        response: result.body,
-        error: result.error ?? null,
-        latency_ms: Math.round(performance.now() - started),
-      });
+      const result = await callFlowFunction(deps, { callId: chatId, node, args, atMs: 0 });
+      invocations.push(result.invocation);
       return result;
     },
     retrieve: (knowledgeBaseIds, query) => searchKnowledge(deps, { accountId, knowledgeBaseIds, query }),
