@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { storeFinishedConversation } from './finished-conversation';
 import type { MediaMetrics } from './metrics';
 import { ConversationSession } from './conversation/session';
+import type { SileroVad } from './listening/silero-vad';
 import type { SessionLimits, SessionProviders } from './conversation/options';
 import type { SessionFlow } from './conversation/flow-director';
 import type { Line } from './transport/line';
@@ -52,7 +53,12 @@ export async function startCallConversation(
   deps: CallConversationDeps,
   line: Line,
   opener: LineOpener,
-  running: { sessions: Set<ConversationSession>; metrics: MediaMetrics; webCalls: Set<string> },
+  running: {
+    sessions: Set<ConversationSession>;
+    metrics: MediaMetrics;
+    webCalls: Set<string>;
+    vad: SileroVad | null;
+  },
 ): Promise<{ refused: string } | undefined> {
   const callId = callOf(deps, opener);
   if (!callId)
@@ -96,6 +102,7 @@ export async function startCallConversation(
         }
       : {}),
     providers: deps.providers,
+    vad: running.vad,
     limits: deps.limits,
     async ended(result) {
       try {
@@ -109,6 +116,10 @@ export async function startCallConversation(
         running.sessions.delete(session);
         running.webCalls.delete(callId);
       }
+    },
+    interruptions(counts) {
+      for (const [outcome, count] of Object.entries(counts))
+        if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
     },
     replied({ latencyMs, overheadMs, voiceToVoiceMs }) {
       const labels = { line: opener.kind === 'web_call' ? 'web' : 'phone' };

@@ -46,6 +46,12 @@ export function mediaMetrics(conversations: () => number) {
       buckets: MS_BUCKETS,
       registers: [registry],
     }),
+    interruptions: new Counter({
+      name: 'media_interruptions_total',
+      help: "The caller's voice over the agent: paused (the agent stopped), resumed (a false interruption: it went on), interrupted (the caller took the turn), backchannel (noted, not answered)",
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     framesLate: new Counter({
       name: 'media_frames_late_total',
       help: 'Agent audio frames sent more than 40 ms after their slot',

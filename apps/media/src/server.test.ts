@@ -107,10 +107,15 @@ describe('a conversation on the media server', () => {
     const callId = await answeredCall({ welcomeMessage: long });
     const stream = connect(callId, [{ pauseMs: 2_500 }, { text: INTERRUPTION }]);
     await stream.opened;
-    await waitFor('the answer to the interruption to play', 30_000, async () => {
+    // The answer heard to its end: its marks all echoed, and the line quiet since.
+    await waitFor('the answer to the interruption to be heard', 30_000, async () => {
       const clear = stream.record.clears[0];
-      return Boolean(
-        clear && stream.record.marks.some((m) => m.receivedAt > clear.at && m.echoedAt !== null),
+      const answer = stream.record.marks.filter((m) => clear && m.receivedAt > clear.at);
+      const last = stream.record.received.at(-1)!;
+      return (
+        answer.length > 0 &&
+        answer.every((m) => m.echoedAt !== null) &&
+        Date.now() - stream.record.openedAt - last.at > 300
       );
     });
     await stream.stop();

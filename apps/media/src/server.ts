@@ -5,6 +5,7 @@ import { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from '@voice/core';
 import { WebSocketServer } from 'ws';
 import { startCallConversation, type CallConversationDeps } from './call-conversation';
 import type { ConversationSession } from './conversation/session';
+import { SileroVad } from './listening/silero-vad';
 import { mediaMetrics } from './metrics';
 import { FrameClock } from './transport/frame-clock';
 import { acceptTwilioStream } from './transport/twilio-stream';
@@ -54,7 +55,12 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
-  const running = { sessions, metrics, webCalls: new Set<string>() };
+  // The callers' voice activity model, one for every call; without it the agent stops for words alone.
+  const vad = await SileroVad.load().catch((error: unknown) => {
+    deps.logger.error({ err: error }, 'voice activity detection is unavailable: barge-in waits for words');
+    return null;
+  });
+  const running = { sessions, metrics, webCalls: new Set<string>(), vad };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).
   const heartbeat = setInterval(() => {
@@ -100,6 +106,7 @@ export async function startMediaServer(
       clearInterval(heartbeat);
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
+      await vad?.close();
       for (const client of wss.clients) client.close(1001, 'media server stopping');
       wss.close();
       server.closeAllConnections();

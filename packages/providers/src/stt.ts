@@ -13,6 +13,8 @@ export interface SttEvents {
    * the stream's audio (ms from the first audio sent), when the provider says.
    */
   utterance(text: string, endMs?: number): void;
+  /** The words recognised so far of the utterance in progress (an interim result), when the provider gives them. */
+  interim?(text: string): void;
   /** The stream closed without being asked to: the provider failed. */
   failed(reason: string): void;
 }
@@ -88,7 +90,10 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
         const results = message as unknown as DeepgramResults;
         const text = results.channel?.alternatives?.[0]?.transcript?.trim() ?? '';
         if (text) events.speech(secondsToMs(results.start));
-        if (!results.is_final) return;
+        if (!results.is_final) {
+          if (text) events.interim?.([...heard, text].join(' '));
+          return;
+        }
         if (text) {
           heard.push(text);
           // The last word's end, else the segment's.
@@ -158,6 +163,8 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
       let closing = false;
       /** Where the server's voice activity detection last heard speech stop (the utterance's end). */
       let speechEndedMs: number | undefined;
+      /** The words of the utterance in progress, as its transcription's deltas come. */
+      let partial = '';
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
       socket.on('close', (code) => {
         if (!closing) events.failed(`speech-to-text session closed (${code})`);
@@ -183,9 +190,12 @@ export function openAiSpeechToText(settings: OpenAiTranscriptionSettings): Speec
           events.speech(typeof event.audio_start_ms === 'number' ? event.audio_start_ms : undefined);
         else if (event.type === 'input_audio_buffer.speech_stopped' && typeof event.audio_end_ms === 'number')
           speechEndedMs = event.audio_end_ms;
-        else if (event.type === 'conversation.item.input_audio_transcription.delta' && event.delta?.trim())
+        else if (event.type === 'conversation.item.input_audio_transcription.delta' && event.delta?.trim()) {
           events.speech();
-        else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+          partial += event.delta;
+          events.interim?.(partial.trim());
+        } else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+          partial = '';
           const text = event.transcript?.trim();
           if (text) events.utterance(text, speechEndedMs);
         }

@@ -1,5 +1,6 @@
 import type { ConversationResult } from '@voice/core';
 import type { LanguageModel, SpeechToText, TextToSpeech } from '@voice/providers';
+import type { SileroVad } from '../listening/silero-vad';
 import type { SessionFlow } from './flow-director';
 
 /** The agent of a call, as its conversation needs it. */
@@ -14,6 +15,8 @@ export interface SessionAgent {
   endCallEnabled: boolean;
   endCallCondition: string;
   transferEnabled: boolean;
+  /** How readily the caller's voice stops the agent (0–1; the default when null or absent). */
+  interruptionSensitivity?: number | null;
 }
 
 export interface SessionProviders {
@@ -45,6 +48,8 @@ export interface ConversationOptions {
   /** A prompt agent's knowledge bases: the passages relevant to what the caller said (none: nothing relevant). */
   knowledge?: (query: string) => Promise<string[]>;
   providers: SessionProviders;
+  /** The process's voice activity model, which hears the caller interrupting; without it, the words alone do. */
+  vad?: SileroVad | null;
   limits: SessionLimits;
   /**
    * Where the conversation's end goes: stored, then the carrier asked to end the call as the result says
@@ -53,4 +58,6 @@ export interface ConversationOptions {
   ended: (result: ConversationResult) => Promise<void>;
   /** Each answer to the caller, timed. */
   replied?: (timing: ReplyTiming) => void;
+  /** At the end, how the caller's voice over the agent went: pauses, and of them resumed and interrupted. */
+  interruptions?: (counts: Record<'paused' | 'resumed' | 'interrupted' | 'backchannels', number>) => void;
 }

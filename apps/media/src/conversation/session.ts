@@ -3,7 +3,7 @@ import type { LlmMessage, LlmTool } from '@voice/providers';
 import type { Line, LineListener } from '../transport/line';
 import { rememberSaid, type AgentTurn } from './agent-turn';
 import { AgentVoice } from './agent-voice';
-import { CallerAudio } from './caller-audio';
+import { CallerVoice } from './caller-voice';
 import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
 import { FlowDirector, type FlowVoice } from './flow-director';
 import { knowledgeNote } from './knowledge-note';
@@ -16,8 +16,8 @@ import { TurnTiming } from './turn-timing';
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
  * language model, spoken through text-to-speech onto the line. The welcome message opens (or, without
  * one, the model does); the caller's end of utterance gives the model its turn; a caller who speaks
- * over the agent cuts it off (barge-in: the line is cleared and the agent's turn keeps only what was
- * played). The model may end the call, transfer it or collect variables through its tools. Silence
+ * over the agent stops it, and either takes the turn (barge-in: the line is cleared and the agent's turn
+ * keeps only what was played) or, for a backchannel or a noise, lets it go on (caller-voice.ts). The model may end the call, transfer it or collect variables through its tools. Silence
  * and the maximum duration end the call politely; a failing provider gets a spoken apology, never
  * silence.
  */
@@ -34,12 +34,10 @@ export class ConversationSession implements LineListener {
   /** Each answer to the caller, timed. */
   readonly latencies: TurnLatency[] = [];
   readonly history: LlmMessage[] = [];
-  private readonly caller = new CallerAudio();
+  private readonly caller: CallerVoice;
   private readonly tools: LlmTool[];
   private readonly voice: AgentVoice;
   private llmFailures = 0;
-  /** When the caller's utterance in progress began (ms from the start). */
-  private callerStartedAt: number | null = null;
   private silenceTimer: NodeJS.Timeout | null = null;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
@@ -63,6 +61,18 @@ export class ConversationSession implements LineListener {
       now: () => this.now(),
       speaking: () => this.armSilenceTimer(false),
       ending: () => this.ending !== null,
+    });
+    this.caller = new CallerVoice(options, {
+      now: () => this.now(),
+      speaking: () => this.armSilenceTimer(false),
+      said: (text, startedAt, endMs) => void this.callerSaid(text, startedAt, endMs),
+      failed: (reason) => void this.sttFailed(reason),
+      degraded: (reason) => void this.failures.push(reason),
+      agentSpeaking: () => this.line.speaking && !this.line.paused && !this.ending,
+      pause: () => this.line.pause(),
+      resume: () => this.line.resume(),
+      interrupt: () => this.bargeIn(),
+      answer: (text) => void this.callerSaid(text, this.now(), null),
     });
     const voice: FlowVoice = {
       say: (text) => this.voice.speak(text),
@@ -100,14 +110,7 @@ export class ConversationSession implements LineListener {
     this.line.listen(this);
     if (this.ending) return;
     try {
-      this.caller.stt = await this.options.providers.stt.open(
-        { language: this.options.agent.language },
-        {
-          speech: (audioMs) => this.callerSpeaking(audioMs),
-          utterance: (text, endMs) => void this.callerSaid(text, endMs),
-          failed: (reason) => void this.sttFailed(reason),
-        },
-      );
+      await this.caller.open();
     } catch (error) {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
@@ -139,33 +142,27 @@ export class ConversationSession implements LineListener {
     this.armSilenceTimer();
   }
 
-  /** `audioMs`: where in the speech-to-text stream's audio the speech began, when the provider says. */
-  private callerSpeaking(audioMs?: number) {
-    this.armSilenceTimer(false);
-    // Timed on the caller's audio, as the recording is, rather than by when the provider noticed.
-    this.callerStartedAt ??= this.caller.startOf(audioMs) ?? this.now();
-    const turn = this.voice.turn;
-    if (!turn || this.ending) return;
-    // Barge-in: the caller talks over the agent, who stops at once.
-    if (this.line.speaking) {
-      // The turn learns how far the line got before the line forgets it.
-      this.voice.cut(turn);
-      this.line.clear();
-    }
+  /** Barge-in: the agent's turn ends where the caller heard it end, and the line drops the rest. */
+  private bargeIn() {
+    // The turn learns how far the line got before the line forgets it.
+    if (this.voice.turn) this.voice.cut(this.voice.turn);
+    if (this.line.speaking) this.line.clear();
   }
 
-  /** `endMs`: where in the speech-to-text stream's audio the utterance ended, when the provider says. */
-  private async callerSaid(text: string, endMs?: number) {
-    const timing = TurnTiming.heardNow(this.line.openedAt, this.caller.startOf(endMs));
+  /**
+   * The caller's words, final: `startedAt` when they began to speak (ms from the start), `endMs` where
+   * they stopped in the call's audio, when known. A backchannel over the agent is noted, not answered.
+   */
+  private async callerSaid(text: string, startedAt: number, endMs: number | null) {
+    const timing = TurnTiming.heardNow(this.line.openedAt, endMs);
     if (this.ending) return;
     this.armSilenceTimer(false);
-    // A caller's entry is timed from when the caller started to speak.
-    this.transcript.push({ role: 'caller', content: text, timestamp_ms: this.callerStartedAt ?? this.now() });
+    this.transcript.push({ role: 'caller', content: text, timestamp_ms: startedAt });
     this.line.said({ role: 'caller', content: text });
-    this.callerStartedAt = null;
+    if (this.caller.interruptions.said(text) === 'note') return;
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
-    if (this.voice.turn) this.voice.cut(this.voice.turn);
+    this.bargeIn();
     if (!this.director) {
       this.knowledgeNote = await knowledgeNote(this.options.knowledge, text, this.failures);
       return this.respond(0, timing);
@@ -239,11 +236,7 @@ export class ConversationSession implements LineListener {
 
   private async sayAndEnd(text: string, end: ConversationEnd) {
     if (this.ending) return;
-    if (this.voice.turn) {
-      // The turn learns how far the line got before the line forgets it.
-      this.voice.cut(this.voice.turn);
-      this.line.clear();
-    }
+    this.bargeIn();
     const turn = this.voice.newTurn();
     this.voice.say(turn, text);
     await this.voice.playedOut(turn);
@@ -254,7 +247,7 @@ export class ConversationSession implements LineListener {
   private async sttFailed(reason: string) {
     if (this.ending) return;
     this.failures.push(reason);
-    this.caller.stt = null;
+    this.caller.dropStt();
     await this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
   }
 
@@ -275,8 +268,10 @@ export class ConversationSession implements LineListener {
     this.ending ??= (async () => {
       this.armSilenceTimer(false);
       if (this.limitTimer) clearTimeout(this.limitTimer);
-      this.voice.turn?.abort.abort();
-      await this.caller.stt?.close();
+      // The transcript keeps of the agent's last turn what the caller heard of it.
+      if (this.voice.turn) this.voice.cut(this.voice.turn);
+      await this.caller.close();
+      this.options.interruptions?.(this.caller.interruptions.counts);
       this.line.close();
       const result: ConversationResult = {
         end,

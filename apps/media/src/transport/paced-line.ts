@@ -29,6 +29,8 @@ interface Speech {
   /** Frames sent, and frames the caller has heard (by the marks echoed). */
   sent: number;
   heard: number;
+  /** Its first frame has gone out (once, however often it is paused and resumed). */
+  started: boolean;
 }
 
 export abstract class PacedLine implements Line, Paced {
@@ -43,6 +45,7 @@ export abstract class PacedLine implements Line, Paced {
   private readonly early: Buffer[] = [];
   private gone = false;
   private closed = false;
+  private isPaused = false;
   private readonly drains: (() => void)[] = [];
   private echoTimer: NodeJS.Timeout | null = null;
 
@@ -71,7 +74,8 @@ export abstract class PacedLine implements Line, Paced {
 
   play(audio: Buffer, id: string): void {
     if (this.closed) return;
-    this.speeches.push({ id, audio, frames: Math.ceil(audio.length / FRAME_BYTES), sent: 0, heard: 0 });
+    const frames = Math.ceil(audio.length / FRAME_BYTES);
+    this.speeches.push({ id, audio, frames, sent: 0, heard: 0, started: false });
   }
 
   heardOf(id: string): { heardMs: number; totalMs: number } | null {
@@ -79,11 +83,32 @@ export abstract class PacedLine implements Line, Paced {
     return speech ? { heardMs: speech.heard * FRAME_MS, totalMs: speech.frames * FRAME_MS } : null;
   }
 
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  pause(): void {
+    if (this.paused || this.closed || !this.speaking) return;
+    this.isPaused = true;
+    // What was sent and not heard is dropped at the far end: it goes again on resuming.
+    for (const speech of this.speeches) speech.sent = speech.heard;
+    this.marks.clear();
+    this.sendClear();
+    if (this.echoTimer) clearTimeout(this.echoTimer);
+    this.echoTimer = null;
+  }
+
+  resume(): void {
+    this.isPaused = false;
+  }
+
   clear(): void {
     this.speeches.length = 0;
     // Twilio echoes the marks it drops at once: they say nothing of what was heard.
     this.marks.clear();
-    this.sendClear();
+    // Paused, the far end has dropped everything already and been sent nothing since.
+    if (!this.isPaused) this.sendClear();
+    this.isPaused = false;
     this.settle();
   }
 
@@ -129,6 +154,7 @@ export abstract class PacedLine implements Line, Paced {
 
   /** One tick of the shared clock: the next frame of speech, if any. */
   tick(): void {
+    if (this.paused) return;
     const speech = this.speeches.find((s) => s.sent < s.frames);
     if (!speech) return;
     const offset = speech.sent * FRAME_BYTES;
@@ -138,7 +164,10 @@ export abstract class PacedLine implements Line, Paced {
     speech.sent += 1;
     this.tracks.agent.appendAt(performance.now() - this.openedAt, frame, FRAME_MS);
     this.sendFrame(frame);
-    if (speech.sent === 1) this.listener?.speechStarted(speech.id);
+    if (!speech.started) {
+      speech.started = true;
+      this.listener?.speechStarted(speech.id);
+    }
     if (speech.sent % MARK_EVERY_FRAMES === 0 || speech.sent === speech.frames) {
       const name = `${speech.id}:${speech.sent}`;
       this.marks.set(name, { speech, frames: speech.sent });

@@ -8,3 +8,4 @@ export * from './modify-agent';
 export * from './list-agents';
 export * from './duplicate-agent';
 export * from './variables';
+export * from './conversation-settings';

@@ -1,5 +1,6 @@
 import { mergedVariables, fillVariables } from '../agents/variables';
 import { transferDestination } from '../agents/agent-view';
+import { conversationSettingsOf } from '../agents/conversation-settings';
 import type { CoreDeps } from '../deps';
 import { flowOfCall } from '../flows/flow-agents';
 
@@ -24,6 +25,7 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
       endCallEnabled: agent.endCallEnabled,
       endCallCondition: agent.endCallCondition,
       transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
+      interruptionSensitivity: conversationSettingsOf(agent.conversationSettings).interruption_sensitivity,
     },
     transferTo: transferDestination(agent),
     agentType: agent.agentType,

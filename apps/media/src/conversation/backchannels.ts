@@ -1,0 +1,94 @@
+/**
+ * Backchannels: what a listener says to show they are listening, without taking the turn ("uh-huh",
+ * "yeah", "ok", "mm", "כן", "אהה"). Said while the agent speaks, they are noted in the transcript and
+ * not answered. The words of each are as speech-to-text writes them, lower-cased, without punctuation;
+ * an utterance of at most `MAX_WORDS` words, all of them backchannels (or their phrases), is one.
+ */
+
+const PHRASES = [
+  // English.
+  'uh huh',
+  'uh-huh',
+  'uhhuh',
+  'mm hmm',
+  'mm-hmm',
+  'mmhmm',
+  'mhm',
+  'mhmm',
+  'hmm',
+  'mm',
+  'mmm',
+  'hm',
+  'um',
+  'uh',
+  'ah',
+  'aha',
+  'oh',
+  'yeah',
+  'yep',
+  'yup',
+  'yes',
+  'ok',
+  'okay',
+  'right',
+  'sure',
+  'alright',
+  'all right',
+  'i see',
+  'got it',
+  'gotcha',
+  'cool',
+  'great',
+  'fine',
+  'good',
+  'exactly',
+  'indeed',
+  // Hebrew.
+  'כן',
+  'אהה',
+  'אהא',
+  'אה',
+  'אה הא',
+  'אהם',
+  'מממ',
+  'ממ',
+  'נכון',
+  'בסדר',
+  'אוקיי',
+  'אוקי',
+  'טוב',
+  'ברור',
+  'יופי',
+  'הבנתי',
+  'מעולה',
+];
+
+const MAX_WORDS = 4;
+
+/** The phrases as words, longest first, so that "uh huh" is taken whole before "uh". */
+const PHRASE_WORDS = PHRASES.map((phrase) => phrase.split(/[\s-]+/)).sort((a, b) => b.length - a.length);
+
+function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
+    .split(/[\s-]+/)
+    .filter(Boolean);
+}
+
+/** Whether the caller's words are only a backchannel: noted, not answered, while the agent speaks. */
+export function isBackchannel(text: string): boolean {
+  const words = wordsOf(text);
+  if (words.length === 0 || words.length > MAX_WORDS) return false;
+  for (let at = 0; at < words.length;) {
+    const phrase = PHRASE_WORDS.find((candidate) => candidate.every((word, i) => words[at + i] === word));
+    if (!phrase) return false;
+    at += phrase.length;
+  }
+  return true;
+}
+
+/** How many words the caller has said so far. */
+export function wordCount(text: string): number {
+  return wordsOf(text).length;
+}

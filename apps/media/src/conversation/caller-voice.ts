@@ -1,0 +1,105 @@
+import type { SttStream } from '@voice/providers';
+import { VoiceActivity } from '../listening/voice-activity';
+import type { SileroVad } from '../listening/silero-vad';
+import { CallerAudio } from './caller-audio';
+import { Interruptions, minSpeechMsFor, type InterruptionHost } from './interruptions';
+import type { ConversationOptions } from './options';
+
+/** What the caller's side tells its conversation. */
+export interface CallerEvents extends InterruptionHost {
+  /** The caller is speaking (their voice, or words recognised): their silence is no longer waited for. */
+  speaking(): void;
+  /**
+   * The caller's utterance, final: `startedAt` when they began (ms from the start), `endMs` where it
+   * ended in the caller's audio, when known.
+   */
+  said(text: string, startedAt: number, endMs: number | null): void;
+  /** Speech-to-text failed. */
+  failed(reason: string): void;
+  /** Voice activity detection failed: the call goes on without it. */
+  degraded(reason: string): void;
+  /** ms since the line opened. */
+  now(): number;
+}
+
+/**
+ * The caller's side of a conversation: their audio to speech-to-text and to voice activity detection,
+ * and from both, when they started to speak, what they said, and whether they are interrupting the agent
+ * (interruptions.ts). Without a voice activity model (none loaded, or it failed), the recognised words
+ * alone interrupt the agent.
+ */
+export class CallerVoice {
+  readonly interruptions: Interruptions;
+  /** When the caller's utterance in progress began (ms from the start). */
+  startedAt: number | null = null;
+  private readonly audio = new CallerAudio();
+  private activity: VoiceActivity | null;
+
+  constructor(
+    private readonly options: ConversationOptions,
+    private readonly events: CallerEvents,
+  ) {
+    this.interruptions = new Interruptions(events, minSpeechMsFor(options.agent.interruptionSensitivity));
+    this.activity = options.vad ? this.listenFor(options.vad) : null;
+  }
+
+  get stt(): SttStream | null {
+    return this.audio.stt;
+  }
+
+  /** Opens speech-to-text; throws when it cannot be opened. */
+  async open(): Promise<void> {
+    this.audio.stt = await this.options.providers.stt.open(
+      { language: this.options.agent.language },
+      {
+        speech: (audioMs) => this.recognising(audioMs),
+        interim: (text) => this.interruptions.heard(text),
+        utterance: (text, endMs) => {
+          const startedAt = this.startedAt ?? this.events.now();
+          this.startedAt = null;
+          this.events.said(text, startedAt, this.audio.startOf(endMs));
+        },
+        failed: (reason) => this.events.failed(reason),
+      },
+    );
+  }
+
+  hear(audio: Buffer): void {
+    this.audio.hear(audio);
+    this.activity?.hear(audio);
+  }
+
+  /** Speech-to-text failed: nothing more is sent to it. */
+  dropStt(): void {
+    this.audio.stt = null;
+  }
+
+  async close(): Promise<void> {
+    this.activity?.close();
+    this.interruptions.close();
+    await this.audio.stt?.close();
+  }
+
+  private listenFor(vad: SileroVad): VoiceActivity {
+    return new VoiceActivity(vad, {
+      voiced: (speechMs) => {
+        this.events.speaking();
+        this.interruptions.voiced(speechMs);
+      },
+      quiet: () => this.interruptions.quiet(),
+      failed: (reason) => {
+        this.activity = null;
+        this.events.degraded(reason);
+      },
+    });
+  }
+
+  /** Speech-to-text hears speech (`audioMs`: where in its stream, when it says). */
+  private recognising(audioMs?: number) {
+    this.events.speaking();
+    // Timed on the caller's audio, as the recording is, rather than by when the provider noticed.
+    this.startedAt ??= this.audio.startOf(audioMs) ?? this.events.now();
+    // Without voice activity detection, the words alone say the caller is speaking over the agent.
+    if (!this.activity && this.events.agentSpeaking()) this.events.interrupt();
+  }
+}

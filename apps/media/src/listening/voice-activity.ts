@@ -1,0 +1,82 @@
+import { mulawDecode } from '@voice/audio';
+import { newVadStream, VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type SileroVad } from './silero-vad';
+
+/** A window at least this likely to be speech is speech (Silero's own default threshold). */
+export const SPEECH_PROBABILITY = 0.5;
+/** This many windows in a row that are not speech (128 ms) end a stretch of speech. */
+const QUIET_WINDOWS = 4;
+
+/** What the caller's voice activity says, on the caller's audio clock (ms of audio heard). */
+export interface VoiceEvents {
+  /** The caller is speaking: `speechMs` of speech so far in this stretch (short gaps bridged), at `atMs`. */
+  voiced(speechMs: number, atMs: number): void;
+  /** The stretch of speech ended, its last speech at `endMs`. */
+  quiet(endMs: number): void;
+  /** The model failed: no more events come. */
+  failed(reason: string): void;
+}
+
+/**
+ * One caller's voice activity, from the line's μ-law audio: cut into the model's 32 ms windows, each
+ * judged speech or not, and the judgements joined into stretches of speech, a gap shorter than
+ * `QUIET_WINDOWS` bridged (a stop consonant, a breath between words).
+ */
+export class VoiceActivity {
+  private readonly stream = newVadStream();
+  private readonly window = new Float32Array(VAD_WINDOW_SAMPLES);
+  private filled = 0;
+  /** Windows sent to the model so far: the audio clock. */
+  private windows = 0;
+  private speechMs = 0;
+  private quietWindows = 0;
+  private lastSpeechMs = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly vad: SileroVad,
+    private readonly events: VoiceEvents,
+  ) {}
+
+  /** The caller's audio (8 kHz μ-law), as it arrives. */
+  hear(audio: Buffer): void {
+    if (this.stopped) return;
+    const samples = mulawDecode(audio);
+    for (let i = 0; i < samples.length; i++) {
+      this.window[this.filled++] = samples[i]! / 32768;
+      if (this.filled < VAD_WINDOW_SAMPLES) continue;
+      this.filled = 0;
+      const endMs = ++this.windows * VAD_WINDOW_MS;
+      this.vad.probability(this.stream, this.window.slice()).then(
+        (probability) => this.judge(probability, endMs),
+        (error: Error) => this.fail(error),
+      );
+    }
+  }
+
+  close(): void {
+    this.stopped = true;
+  }
+
+  private judge(probability: number, endMs: number) {
+    if (this.stopped) return;
+    if (probability >= SPEECH_PROBABILITY) {
+      this.quietWindows = 0;
+      this.speechMs += VAD_WINDOW_MS;
+      this.lastSpeechMs = endMs;
+      this.events.voiced(this.speechMs, endMs);
+      return;
+    }
+    if (this.speechMs === 0) return;
+    this.quietWindows += 1;
+    if (this.quietWindows < QUIET_WINDOWS) return;
+    this.speechMs = 0;
+    this.quietWindows = 0;
+    this.events.quiet(this.lastSpeechMs);
+  }
+
+  private fail(error: Error) {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.events.failed(`voice activity detection: ${error.message}`);
+  }
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
+import { isUuid } from '../scope';
+
+/**
+ * How an agent takes turns on a live call: dashboard settings the spec's agent has no field for, kept
+ * in `agents.conversation_settings`. Each has a default; a stored value that no longer parses is read as
+ * the default, never as an error on a live call.
+ */
+export const ConversationSettingsSchema = z
+  .object({
+    /**
+     * How readily the caller's voice stops the agent, 0–1: 0 waits for 400 ms of the caller's voice, 1
+     * stops at the first 40 ms; 0.5 (160 ms) by default. A backchannel or a noise lets the agent go on.
+     */
+    interruption_sensitivity: z.number().min(0).max(1),
+  })
+  .strict();
+
+export type ConversationSettings = z.infer<typeof ConversationSettingsSchema>;
+
+export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = { interruption_sensitivity: 0.5 };
+
+/** What an update may hold: any of the settings. */
+export const ConversationSettingsUpdateSchema = ConversationSettingsSchema.partial();
+
+/** An agent's settings as stored, each one that is absent or no longer valid at its default. */
+export function conversationSettingsOf(stored: unknown): ConversationSettings {
+  const settings = { ...DEFAULT_CONVERSATION_SETTINGS };
+  const object = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
+  for (const key of Object.keys(settings) as (keyof ConversationSettings)[]) {
+    const parsed = ConversationSettingsSchema.shape[key].safeParse(object[key]);
+    if (parsed.success) settings[key] = parsed.data;
+  }
+  return settings;
+}
+
+export async function getConversationSettings(
+  { db }: CoreDeps,
+  { accountId, agentId }: { accountId: string; agentId: string },
+): Promise<ConversationSettings> {
+  if (!isUuid(agentId)) throw new AppError('AGENT_NOT_FOUND', 'Agent not found');
+  const agent = await db.agent.findFirst({
+    where: { id: agentId, accountId },
+    select: { conversationSettings: true },
+  });
+  if (!agent) throw new AppError('AGENT_NOT_FOUND', 'Agent not found');
+  return conversationSettingsOf(agent.conversationSettings);
+}
+
+/** Sets the settings given (validated by the caller's schema), the others kept; returns them all. */
+export async function setConversationSettings(
+  deps: CoreDeps,
+  {
+    accountId,
+    agentId,
+    settings,
+  }: { accountId: string; agentId: string; settings: Partial<ConversationSettings> },
+): Promise<ConversationSettings> {
+  const current = await getConversationSettings(deps, { accountId, agentId });
+  const next = { ...current, ...ConversationSettingsUpdateSchema.parse(settings) };
+  const { count } = await deps.db.agent.updateMany({
+    where: { id: agentId, accountId },
+    data: { conversationSettings: next, updatedAt: deps.clock.now() },
+  });
+  if (count === 0) throw new AppError('AGENT_NOT_FOUND', 'Agent not found');
+  return next;
+}
