@@ -20,6 +20,7 @@ import {
   type LlmEmulator,
   type LlmReply,
   type SttEmulator,
+  type SttStreamInfo,
 } from '@voice/provider-emulators';
 import {
   deepgramSpeechToText,
@@ -60,6 +61,8 @@ export interface Harness {
 export interface StartOptions {
   reply: (request: ChatRequest, index: number) => LlmReply;
   heard: string[];
+  /** What each stream's utterances say, instead of `heard` (the same for every stream). */
+  transcript?: (utterance: number, stream: SttStreamInfo) => string;
   silenceTimeoutMs?: number;
   tts?: TextToSpeech;
   /** Speech-to-text other than the emulator's. */
@@ -102,7 +105,7 @@ export function mediaTestHarness() {
     const llm = await startLlmEmulator({ apiKey: 'sk-test', reply: options.reply });
     const stt = await startSttEmulator({
       apiKey: 'dg-test',
-      transcript: (index) => options.heard[index] ?? '',
+      transcript: options.transcript ?? ((index) => options.heard[index] ?? ''),
     });
     const ends: Harness['ends'] = [];
     const marksAtEnd: Harness['marksAtEnd'] = new Map();

@@ -46,6 +46,8 @@ export interface MediaStreamRecord {
   errors: string[];
   /** Media frames sent to the service. */
   framesSent: number;
+  /** When each of the callee's `audio`, `wav` and `text` turns began to be sent (ms since the stream opened). */
+  spoken: number[];
   /** How the WebSocket closed, once it has. */
   closed: { code: number; reason: string; by: 'service' | 'twilio' } | null;
 }
@@ -110,12 +112,15 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     clears: [],
     errors: [],
     framesSent: 0,
+    spoken: [],
     closed: null,
   };
   /** The callee's side, in order: audio to send and keys to press. */
   const inbound: Inbound[] = [];
   /** The service's side, not yet played: audio and the marks between it. */
   const outbound: Outbound[] = [];
+  /** The callee's words (audio turns) not yet begun: the first frame of each is recorded in `spoken`. */
+  const words = new WeakSet<Buffer>();
   let sequence = 0;
   let startedAt = 0;
   let timer: NodeJS.Timeout | null = null;
@@ -161,6 +166,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     let filled = 0;
     while (filled < FRAME_BYTES && Buffer.isBuffer(inbound[0])) {
       const head: Buffer = inbound[0];
+      if (words.delete(head)) record.spoken.push(since());
       const taken = head.copy(frame, filled, 0, Math.min(head.length, FRAME_BYTES - filled));
       filled += taken;
       calleeSpokeAt = performance.now();
@@ -303,10 +309,15 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   async function say(...turns: CalleeTurn[]) {
     // Rendering (speech synthesis) may take a while: turns join the line in order, each as soon as it
     // and those before it are ready (a pause is not held back by the words after it).
-    for (const rendered of turns.map(render))
+    for (const turn of turns) {
+      const rendered = render(turn);
       queued = queued.then(async () => {
-        inbound.push(await rendered);
+        const inboundTurn = await rendered;
+        if ('audio' in turn || 'wav' in turn || 'text' in turn)
+          if (Buffer.isBuffer(inboundTurn)) words.add(inboundTurn);
+        inbound.push(inboundTurn);
       });
+    }
     await queued;
   }
   if (options.script) void say(...options.script);

@@ -17,8 +17,8 @@ import { isBackchannel, wordCount } from './backchannels';
  * after: the words awaited that never come resume it, or are answered as they were heard so far.
  */
 
-/** Voice for this long stops the agent, at the default sensitivity (0.5). */
-const DEFAULT_MIN_SPEECH_MS = 160;
+/** Voice for this long (three of the model's windows) stops the agent, at the default sensitivity (0.5). */
+const DEFAULT_MIN_SPEECH_MS = 96;
 /** After the caller's voice stops, how long a pause waits for words before the agent goes on. */
 export const NO_WORDS_WAIT_MS = 500;
 /** How long a pause (or a cut turn) waits for the final words once some were heard. */
@@ -26,14 +26,15 @@ export const FINAL_WAIT_MS = 1_200;
 
 /**
  * Voice that stops the agent, from the agent setting `interruption_sensitivity` (0–1): 0 waits 400 ms
- * of the caller's voice, 1 stops at the first 40 ms, the default 0.5 at 160 ms (what catches a caller
- * who means it within 300 ms of their first word, in the barge-in audio set).
+ * of the caller's voice, 1 stops at the first 32 ms, the default 0.5 at 96 ms: what stops the agent
+ * within 300 ms of a caller's first word (p95, the barge-in audio set), the model's judgement of a
+ * word's first windows varying with where they fall. A noise the model takes for speech costs a pause.
  */
 export function minSpeechMsFor(sensitivity: number | null | undefined): number {
   if (sensitivity === null || sensitivity === undefined) return DEFAULT_MIN_SPEECH_MS;
   const clamped = Math.min(1, Math.max(0, sensitivity));
-  // Piecewise linear through (0, 400), (0.5, 160), (1, 40).
-  return Math.round(clamped <= 0.5 ? 400 - clamped * 480 : 160 - (clamped - 0.5) * 240);
+  // Piecewise linear through (0, 400), (0.5, 96), (1, 32).
+  return Math.round(clamped <= 0.5 ? 400 - clamped * 608 : 96 - (clamped - 0.5) * 128);
 }
 
 /** What the decision does to the conversation. */

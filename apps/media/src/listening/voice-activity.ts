@@ -1,10 +1,12 @@
 import { mulawDecode } from '@voice/audio';
 import { newVadStream, VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type SileroVad } from './silero-vad';
 
-/** A window at least this likely to be speech is speech (Silero's own default threshold). */
+/** A window at least this likely to be speech begins a stretch of speech (Silero's own default threshold). */
 export const SPEECH_PROBABILITY = 0.5;
-/** This many windows in a row that are not speech (128 ms) end a stretch of speech. */
-const QUIET_WINDOWS = 4;
+/** Within a stretch, a window this likely still counts as speech (Silero's own: 0.15 below the threshold). */
+const CONTINUE_PROBABILITY = 0.35;
+/** This many windows in a row that are not speech (160 ms) end a stretch of speech. */
+const QUIET_WINDOWS = 5;
 
 /** What the caller's voice activity says, on the caller's audio clock (ms of audio heard). */
 export interface VoiceEvents {
@@ -59,7 +61,8 @@ export class VoiceActivity {
 
   private judge(probability: number, endMs: number) {
     if (this.stopped) return;
-    if (probability >= SPEECH_PROBABILITY) {
+    const threshold = this.speechMs > 0 ? CONTINUE_PROBABILITY : SPEECH_PROBABILITY;
+    if (probability >= threshold) {
       this.quietWindows = 0;
       this.speechMs += VAD_WINDOW_MS;
       this.lastSpeechMs = endMs;

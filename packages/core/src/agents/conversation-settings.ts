@@ -12,7 +12,7 @@ export const ConversationSettingsSchema = z
   .object({
     /**
      * How readily the caller's voice stops the agent, 0–1: 0 waits for 400 ms of the caller's voice, 1
-     * stops at the first 40 ms; 0.5 (160 ms) by default. A backchannel or a noise lets the agent go on.
+     * stops at the first 32 ms; 0.5 (96 ms) by default. A backchannel or a noise lets the agent go on.
      */
     interruption_sensitivity: z.number().min(0).max(1),
   })
