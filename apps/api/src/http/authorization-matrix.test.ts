@@ -764,6 +764,13 @@ const TRPC_PLANS: Record<string, Plan> = {
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.latency': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
+  'agents.conversationSettings': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND, users),
+  'agents.setConversationSettings': onResource(
+    'agent_id',
+    (r) => ({ agent_id: r.agentId, interruption_sensitivity: 0.7 }),
+    AGENT_NOT_FOUND,
+    users,
+  ),
   'agents.modify': withProbe(
     onResource('agent_id', (r) => ({ agent_id: r.agentId, name: 'Renamed' }), AGENT_NOT_FOUND),
     webhookIdProbe((a) => ({ agent_id: a.agentId })),

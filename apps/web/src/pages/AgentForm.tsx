@@ -9,6 +9,7 @@ import { AgentLatency } from '../components/LatencyBars';
 import { TalkToAgent } from '../components/TalkToAgent';
 import { AgentEditor, type Agent } from './agent-form/AgentEditor';
 import { AgentKnowledge } from './agent-form/AgentKnowledge';
+import { AgentTurnTaking } from './agent-form/AgentTurnTaking';
 
 /** A copy of the agent under a new name (its webhooks' write-only parts copied by the api). */
 function DuplicateAgent({ agent }: { agent: Agent }) {
@@ -105,6 +106,7 @@ export function EditAgentPage() {
           <AgentKnowledge agentId={agent.data.agent_id} />
         </>
       )}
+      <AgentTurnTaking agentId={agent.data.agent_id} />
       <h2>Duplicate</h2>
       <DuplicateAgent agent={agent.data} />
     </section>

@@ -12,8 +12,11 @@ import {
   listAgents,
   modifyAgent,
   toAgentView,
+  ConversationSettingsUpdateSchema,
+  getConversationSettings,
+  setConversationSettings,
 } from '@voice/core';
-import { accountProcedure, router } from '../trpc';
+import { accountProcedure, router, userProcedure } from '../trpc';
 
 const AgentId = z.object({ agent_id: z.string() });
 
@@ -36,6 +39,17 @@ export const agentsRouter = router({
     .input(AgentId)
     .query(({ ctx, input }) =>
       getAgentCallHandling(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id }),
+    ),
+  /** How the agent takes turns on a live call: dashboard settings the spec's agent has no field for. */
+  conversationSettings: userProcedure
+    .input(AgentId)
+    .query(({ ctx, input }) =>
+      getConversationSettings(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id }),
+    ),
+  setConversationSettings: userProcedure
+    .input(ConversationSettingsUpdateSchema.extend(AgentId.shape))
+    .mutation(({ ctx, input: { agent_id, ...settings } }) =>
+      setConversationSettings(ctx.deps, { accountId: ctx.accountId, agentId: agent_id, settings }),
     ),
   modify: accountProcedure
     .input(ModifyAgentInput.extend(AgentId.shape))

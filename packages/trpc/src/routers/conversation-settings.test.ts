@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { TRPCError } from '@trpc/server';
+import { createUser, loadCallAgent, signUserToken } from '@voice/core';
+import { TEST_JWT_SECRET } from '@voice/core/testing';
+import type { TestDatabase } from '@voice/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twoAccounts } from '../../test/accounts';
+import { createCaller } from '../root';
+
+let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];
+let database: TestDatabase;
+let alpha: Awaited<ReturnType<typeof twoAccounts>>['alpha'];
+let beta: Awaited<ReturnType<typeof twoAccounts>>['beta'];
+let alphaUser: string;
+
+beforeAll(async () => {
+  ({ deps, database, alpha, beta } = await twoAccounts());
+  const user = await createUser(deps, { accountId: alpha.account.id, email: 'turns@alpha.example' });
+  alphaUser = `Bearer ${await signUserToken(TEST_JWT_SECRET, { userId: user.id, accountId: alpha.account.id })}`;
+});
+afterAll(() => database.drop());
+
+const as = (authorization: string) => createCaller({ deps, requestId: 'test', authorization });
+
+async function failure(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+describe('agents.conversationSettings', () => {
+  it('reads the defaults, sets what is valid, refuses the rest changing nothing, and reaches live calls', async () => {
+    const dashboard = as(alphaUser);
+    const agentId = alpha.agent.id;
+    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
+      interruption_sensitivity: 0.5,
+    });
+    expect(
+      await dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: 0.8 }),
+    ).toEqual({ interruption_sensitivity: 0.8 });
+
+    for (const bad of [1.5, -0.1, Number.NaN])
+      expect(
+        (
+          await failure(
+            dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: bad }),
+          )
+        ).code,
+      ).toBe('BAD_REQUEST');
+    expect((await failure(dashboard.agents.conversationSettings({ agent_id: beta.agent.id }))).code).toBe(
+      'NOT_FOUND',
+    );
+    // An API key is not a dashboard user: these settings are the dashboard's.
+    expect(
+      (await failure(as(`Bearer ${alpha.key}`).agents.conversationSettings({ agent_id: agentId }))).code,
+    ).toBe('FORBIDDEN');
+    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
+      interruption_sensitivity: 0.8,
+    });
+
+    // A stored value that no longer parses is read as the default.
+    await deps.db.agent.update({
+      where: { id: agentId },
+      data: { conversationSettings: { interruption_sensitivity: 'high' } },
+    });
+    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
+      interruption_sensitivity: 0.5,
+    });
+
+    await dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: 0.2 });
+    const call = await deps.db.call.create({
+      data: {
+        id: randomUUID(),
+        accountId: alpha.account.id,
+        agentId,
+        fromNumber: '+14155550100',
+        toNumber: '+14155550101',
+        status: 'ongoing',
+      },
+    });
+    expect((await loadCallAgent(deps, call.id))!.agent.interruptionSensitivity).toBe(0.2);
+  });
+});
