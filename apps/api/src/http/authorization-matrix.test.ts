@@ -764,7 +764,12 @@ const TRPC_PLANS: Record<string, Plan> = {
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.latency': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
-  'agents.conversationSettings': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND, users),
+  'agents.conversationSettings': onResource(
+    'agent_id',
+    (r) => ({ agent_id: r.agentId }),
+    AGENT_NOT_FOUND,
+    users,
+  ),
   'agents.setConversationSettings': onResource(
     'agent_id',
     (r) => ({ agent_id: r.agentId, interruption_sensitivity: 0.7 }),
