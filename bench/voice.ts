@@ -5,7 +5,9 @@
 // caller's last word to the answer's first frame, p50 and p95), the pipeline's own addition to the
 // providers' time from the caller's final transcript to the first frame of the answer (p50, p95, p99), how late the 20 ms
 // frame clock ran, and the process's RSS. A bare WebSocket pacer under the same streams (voice-bare.ts)
-// is the baseline the overhead is compared with.
+// is the baseline the overhead is compared with. Each level runs with the callers' voice activity
+// detection off and on (BENCH_VOICE_VAD, `off,on` by default): its CPU per call-second, and what that does
+// to the calls one media process holds.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +28,8 @@ const LEVELS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300').split(',').ma
 /** Which lines each level runs: Twilio media streams (`phone`), browsers' web calls (`web`). */
 const LINES = (process.env.BENCH_VOICE_LINES ?? 'phone,web').split(',') as Line[];
 type Line = 'phone' | 'web';
+/** Voice activity detection on the callers' audio, off then on: its cost is the difference. */
+const VAD_SETTINGS = (process.env.BENCH_VOICE_VAD ?? 'off,on').split(',') as ('on' | 'off')[];
 /** Fixed provider delays: the model's first words, speech synthesis's audio, speech-to-text's final result. */
 const LLM_LATENCY_MS = 300;
 const TTS_LATENCY_MS = 150;
@@ -76,7 +80,12 @@ const env = {
   // e.g. `--cpu-prof --cpu-prof-dir=/tmp/media-profile` to see where the media server spends its time.
   ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
 };
-const media = await startMedia('media', env, mediaPort, 'compiled');
+let media = await startMedia(
+  'media',
+  { ...env, VOICE_ACTIVITY_DETECTION: VAD_SETTINGS[0]! },
+  mediaPort,
+  'compiled',
+);
 // From here on the benchmark's own process (every simulated caller, the provider emulators) runs at a
 // lower priority than the media server: on a machine with few cores the figure is the media server's
 // own, not the share of the cores the callers leave it (in service, callers are on other machines).
@@ -216,6 +225,9 @@ async function level(calls: number, line: Line = 'phone') {
     ],
     framesLate: counter(after, 'media_frames_late_total') - counter(before, 'media_frames_late_total'),
     framesSent: callers.reduce((sum, call) => sum + call.framesSent(), 0),
+    vadWindows: counter(after, 'media_vad_windows_total') - counter(before, 'media_vad_windows_total'),
+    vadRuns: counter(after, 'media_vad_runs_total') - counter(before, 'media_vad_runs_total'),
+    seconds,
     peakRss,
     cores,
     gc: gcPauses(before, after),
@@ -314,27 +326,45 @@ console.log(
   `fixed provider latencies: speech-to-text ${STT_LATENCY_MS} ms after its 300 ms endpoint, language model ` +
     `${LLM_LATENCY_MS} ms to its first words, speech ${TTS_LATENCY_MS} ms to its audio; lines: ${LINES.join(', ')}`,
 );
-console.log(`media RSS idle after start: ${rssMb(media.pid).toFixed(0)} MB`);
-const results = [];
+const results: (Awaited<ReturnType<typeof level>> & {
+  baseline: Awaited<ReturnType<typeof bare>>;
+  vad: 'on' | 'off';
+})[] = [];
+const baselines = new Map<number, Awaited<ReturnType<typeof bare>>>();
 try {
-  // A first, uncounted level warms the process up (JIT, connection pools), as a server in service is.
-  for (const line of LINES) await level(20, line);
-  for (const calls of LEVELS) {
-    const baseline = await bare(calls);
-    for (const line of LINES) {
-      const result = await level(calls, line);
-      results.push({ ...result, baseline });
-      console.log(
-        `${calls} ${line} calls: ${result.answered}/${result.expected} answers timed; voice to voice p50 ${fmt(result.voiceToVoice[0]!)} ms p95 ${fmt(result.voiceToVoice[1]!)} ms; ` +
-          `reply latency p50 ${fmt(result.latency[0]!)} ms p99 ${fmt(result.latency[1]!)} ms; ` +
-          `pipeline's addition to the providers p50 ${fmt(result.overhead[0]!)} ms p95 ${fmt(result.overhead[1]!)} ms p99 ${fmt(result.overhead[2]!)} ms ` +
-          `(bare pacer p50 ${fmt(baseline.p50)} ms p99 ${fmt(baseline.p99)} ms; ` +
-          `ratio p50 ${fmt(result.overhead[0]! / baseline.p50)}, p99 ${fmt(result.overhead[2]! / baseline.p99)}); ` +
-          `frame clock lateness p50 ${fmt(result.lateness[0]!)} ms p99 ${fmt(result.lateness[1]!)} ms; frames late > 40 ms: ${result.framesLate} of ${result.framesSent} ` +
-          `(bare pacer: ${baseline.framesLate} of ${baseline.frames}); ` +
-          `media peak RSS ${result.peakRss.toFixed(0)} MB; cores busy: media ${result.cores.media.toFixed(2)}, ` +
-          `benchmark (callers, emulators) ${result.cores.bench.toFixed(2)}; media GC: ${result.gc}`,
-      );
+  for (const [index, vad] of VAD_SETTINGS.entries()) {
+    if (index > 0) {
+      await media.stop();
+      media = await startMedia('media', { ...env, VOICE_ACTIVITY_DETECTION: vad }, mediaPort, 'compiled');
+    }
+    console.log(
+      `voice activity detection ${vad}: media RSS idle after start ${rssMb(media.pid).toFixed(0)} MB`,
+    );
+    // A first, uncounted level warms the process up (JIT, connection pools), as a server in service is.
+    for (const line of LINES) await level(20, line);
+    for (const calls of LEVELS) {
+      if (!baselines.has(calls)) baselines.set(calls, await bare(calls));
+      const baseline = baselines.get(calls)!;
+      for (const line of LINES) {
+        const result = await level(calls, line);
+        results.push({ ...result, baseline, vad });
+        const callCpuMs = (result.cores.media * 1000) / calls;
+        console.log(
+          `VAD ${vad}, ${calls} ${line} calls: ${result.answered}/${result.expected} answers timed; voice to voice p50 ${fmt(result.voiceToVoice[0]!)} ms p95 ${fmt(result.voiceToVoice[1]!)} ms; ` +
+            `reply latency p50 ${fmt(result.latency[0]!)} ms p99 ${fmt(result.latency[1]!)} ms; ` +
+            `pipeline's addition to the providers p50 ${fmt(result.overhead[0]!)} ms p95 ${fmt(result.overhead[1]!)} ms p99 ${fmt(result.overhead[2]!)} ms ` +
+            `(bare pacer p50 ${fmt(baseline.p50)} ms p99 ${fmt(baseline.p99)} ms; ` +
+            `ratio p50 ${fmt(result.overhead[0]! / baseline.p50)}, p99 ${fmt(result.overhead[2]! / baseline.p99)}); ` +
+            `frame clock lateness p50 ${fmt(result.lateness[0]!)} ms p99 ${fmt(result.lateness[1]!)} ms; frames late > 40 ms: ${result.framesLate} of ${result.framesSent} ` +
+            `(bare pacer: ${baseline.framesLate} of ${baseline.frames}); ` +
+            `media peak RSS ${result.peakRss.toFixed(0)} MB; cores busy: media ${result.cores.media.toFixed(2)}, ` +
+            `benchmark (callers, emulators) ${result.cores.bench.toFixed(2)}; media CPU per call-second ${callCpuMs.toFixed(2)} ms` +
+            (result.vadRuns > 0
+              ? `; VAD ${(result.vadWindows / result.seconds) | 0} windows/s in ${(result.vadRuns / result.seconds) | 0} runs/s (${(result.vadWindows / result.vadRuns).toFixed(1)} calls a run)`
+              : '') +
+            `; media GC: ${result.gc}`,
+        );
+      }
     }
   }
 } finally {
@@ -344,7 +374,24 @@ try {
   await bench.close();
   rmSync(recordingsDir, { recursive: true, force: true });
 }
-const sustained = results
-  .filter((result) => result.framesLate === 0)
-  .map((result) => `${result.calls} ${result.line}`);
-console.log(`levels with no frame late by more than 40 ms: ${sustained.join(', ') || 'none'}`);
+for (const vad of VAD_SETTINGS) {
+  const sustained = results
+    .filter((result) => result.vad === vad && result.framesLate === 0)
+    .map((result) => `${result.calls} ${result.line}`);
+  console.log(`VAD ${vad}: levels with no frame late by more than 40 ms: ${sustained.join(', ') || 'none'}`);
+}
+// What voice activity detection costs: the media process's CPU per call-second with it and without, and
+// the calls one core would hold at each (the CPU bound alone; the frame clock's lateness is the other).
+for (const line of LINES)
+  for (const calls of LEVELS) {
+    const [off, on] = (['off', 'on'] as const).map((vad) =>
+      results.find((r) => r.vad === vad && r.line === line && r.calls === calls),
+    );
+    if (!off || !on) continue;
+    const [offMs, onMs] = [off, on].map((r) => (r.cores.media * 1000) / calls) as [number, number];
+    console.log(
+      `${calls} ${line} calls: media CPU per call-second ${offMs.toFixed(2)} ms without VAD, ${onMs.toFixed(2)} ms with ` +
+        `(VAD ${(onMs - offMs).toFixed(2)} ms, ratio ${(onMs / offMs).toFixed(2)}); calls a core holds by CPU: ` +
+        `${(1000 / offMs).toFixed(0)} without, ${(1000 / onMs).toFixed(0)} with`,
+    );
+  }

@@ -145,8 +145,9 @@ describe('barge-in on the audio set', () => {
           `stop latency p50 ${percentile(caught, 50)} ms, p95 ${percentile(caught, 95)} ms, max ${Math.max(...caught)} ms`,
         `false interruptions ${falses.length}/40 (${((falses.length / 40) * 100).toFixed(1)}%): ${falses.map((o) => o.clip.file).join(', ') || 'none'}`,
         `brief pauses, then the agent went on: backchannels ${paused('backchannel')}/20, noise ${paused('noise')}/20`,
-        `agent silent after the caller went quiet: max ${Math.max(...silences)} ms`,
-        interruptions.map((o) => `${o.clip.file} ${o.caughtMs}`).join(', '),
+        `agent silent after the caller went quiet: max ${Math.max(...silences)} ms (${
+          outcomes.find((o) => o.silentMs === Math.max(...silences))?.clip.file
+        })`,
       ].join('\n'),
     );
 

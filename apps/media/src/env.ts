@@ -14,6 +14,11 @@ const Env = ServiceEnv.extend({
   DEEPGRAM_BASE_URL: z.url().optional(),
   DEEPGRAM_MODEL: z.string().min(1).default('nova-2'),
   STT_ENDPOINTING_MS: z.coerce.number().int().min(10).default(300),
+  /**
+   * Voice activity detection on the callers' audio (Silero VAD, docs/voice.md "Turn-taking"): `off`
+   * leaves barge-in to the recognised words alone.
+   */
+  VOICE_ACTIVITY_DETECTION: z.enum(['on', 'off']).default('on'),
   ...TtsEnv,
   /** A caller silent this long after the agent spoke is said goodbye to. */
   CALL_SILENCE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),

@@ -58,6 +58,7 @@ const server = await startMediaServer(
         ),
       ),
     },
+    voiceActivity: env.VOICE_ACTIVITY_DETECTION === 'on',
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
     recordings: configuredRecordingStore(core.config),
     logger,
@@ -65,7 +66,13 @@ const server = await startMediaServer(
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );
 logger.info(
-  { streams: server.url, llm: env.LLM_MODEL, stt: env.STT_PROVIDER, tts: env.TTS_PROVIDER },
+  {
+    streams: server.url,
+    llm: env.LLM_MODEL,
+    stt: env.STT_PROVIDER,
+    tts: env.TTS_PROVIDER,
+    voiceActivity: env.VOICE_ACTIVITY_DETECTION,
+  },
   'media server running',
 );
 

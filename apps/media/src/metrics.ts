@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SileroVad } from './listening/silero-vad';
 
 /** Bucket bounds in ms: fine below 50 ms, where the pipeline's own overhead and frame lateness live. */
 const MS_BUCKETS = [
@@ -14,7 +15,7 @@ export type MediaMetrics = ReturnType<typeof mediaMetrics>;
  * `nodejs_eventloop_lag_p99_seconds` and `_max_seconds` since the last scrape, which anything that
  * blocks the main thread shows at once).
  */
-export function mediaMetrics(conversations: () => number) {
+export function mediaMetrics(conversations: () => number, vad: SileroVad | null = null) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5 });
   const metrics = {
@@ -66,5 +67,22 @@ export function mediaMetrics(conversations: () => number) {
       this.set(conversations());
     },
   });
+  // The voice activity model's work: windows judged, and the model's runs they took (their ratio is the batching).
+  for (const [what, help] of [
+    ['windows', "Callers' 32 ms windows judged by the voice activity model"],
+    ['runs', 'Runs of the voice activity model (a run judges every call waiting, a window each)'],
+  ] as const) {
+    let counted = 0;
+    new Counter({
+      name: `media_vad_${what}_total`,
+      help,
+      registers: [registry],
+      collect() {
+        const now = vad?.counts[what] ?? 0;
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  }
   return metrics;
 }

@@ -23,6 +23,8 @@ export const WEB_CALL_PATH = '/media/web';
 const LATE_FRAME_MS = 40;
 
 export type MediaServerDeps = CallConversationDeps & {
+  /** Voice activity detection on the callers' audio (on unless false). */
+  voiceActivity?: boolean;
   /** How often the web calls' lines are said to be up (20 s unless given; tests shorten it). */
   heartbeatMs?: number;
 };
@@ -39,7 +41,18 @@ export async function startMediaServer(
   startSpeechThreads();
   const clock = new FrameClock();
   const sessions = new Set<ConversationSession>();
-  const metrics = mediaMetrics(() => sessions.size);
+  // The callers' voice activity model, one for every call; without it the agent stops for words alone.
+  const vad =
+    deps.voiceActivity === false
+      ? null
+      : await SileroVad.load().catch((error: unknown) => {
+          deps.logger.error(
+            { err: error },
+            'voice activity detection is unavailable: barge-in waits for words',
+          );
+          return null;
+        });
+  const metrics = mediaMetrics(() => sessions.size, vad);
   clock.onTick = (lateMs, lines) => {
     metrics.tickLateness.observe(lateMs);
     if (lateMs > LATE_FRAME_MS) metrics.framesLate.inc(lines);
@@ -54,11 +67,6 @@ export async function startMediaServer(
         response.end(text);
       });
     } else response.writeHead(404).end();
-  });
-  // The callers' voice activity model, one for every call; without it the agent stops for words alone.
-  const vad = await SileroVad.load().catch((error: unknown) => {
-    deps.logger.error({ err: error }, 'voice activity detection is unavailable: barge-in waits for words');
-    return null;
   });
   const running = { sessions, metrics, webCalls: new Set<string>(), vad };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a

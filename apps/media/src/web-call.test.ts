@@ -1,15 +1,9 @@
 import { resample, rms, speakPcm } from '@voice/audio';
-import {
-  createFlowAgent,
-  createMediaStreamToken,
-  createWebCall,
-  webCallTokens,
-  type TurnLatency,
-} from '@voice/core';
+import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency } from '@voice/core';
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loudMs, mediaTestHarness } from './media-test-harness';
+import { askingFlowAgent, loudMs, mediaTestHarness } from './media-test-harness';
 import { openWebCall } from '@voice/twilio-emulator';
 
 const media = mediaTestHarness();
@@ -197,33 +191,11 @@ describe('web calls', () => {
       heard: [SAID],
     });
     const { accountId } = await media.deps.db.agent.findFirstOrThrow();
-    const agent = await createFlowAgent(media.deps, {
-      accountId,
+    const agent = await askingFlowAgent(media.deps, accountId, {
       name: 'Web flow',
-      language: 'en',
-      voice: 'en-steve',
-      welcome_message: '',
-      variables_provided: [],
-      variables_extracted: [],
-      flow: {
-        start: 'ask',
-        nodes: [
-          {
-            id: 'ask',
-            name: 'Ask the name',
-            type: 'ask',
-            speech: { kind: 'text', content: NAME_QUESTION },
-            variables: [{ name: 'name', type: 'string' }],
-          },
-          {
-            id: 'bye',
-            name: 'Goodbye',
-            type: 'end',
-            speech: { kind: 'text', content: 'Thank you {{name}}, goodbye!' },
-          },
-        ],
-        edges: [{ id: 'done', from: 'ask', to: 'bye', condition: { type: 'always' } }],
-      },
+      question: NAME_QUESTION,
+      variables: [{ name: 'name', type: 'string' }],
+      goodbye: 'Thank you {{name}}, goodbye!',
     });
     const created = await createWebCall(media.deps, { accountId, agent_id: agent.agent_id });
     const browser = openWebCall({
@@ -236,7 +208,7 @@ describe('web calls', () => {
     expect((await browser.closed)?.code).toBe(1000);
     const call = await media.storedCall(created.call_id);
     expect(call.transcript.map(({ role, content }) => [role, content])).toEqual([
-      ['system', 'node: Ask the name'],
+      ['system', 'node: Ask'],
       ['agent', NAME_QUESTION],
       ['caller', SAID],
       ['system', 'node: Goodbye'],

@@ -155,6 +155,8 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
         continue;
       }
       const { dtmf } = inbound.shift() as { dtmf: string };
+      // A key pressed is the callee's turn as words are.
+      calleeSpokeAt = performance.now();
       send({
         event: 'dtmf',
         streamSid,

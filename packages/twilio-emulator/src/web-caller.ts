@@ -10,6 +10,8 @@ import WebSocket from 'ws';
 export type WebCallerTurn =
   | { pauseMs: number }
   | { audio: Int16Array }
+  /** A key of the page's keypad. */
+  | { key: string }
   /** Silence until the agent has said this many sentences and been quiet for half a second since. */
   | { untilAgentSaid: number };
 
@@ -104,6 +106,11 @@ export function openWebCall({
           sendFrame(silence);
           await nextFrame();
         }
+        continue;
+      }
+      if ('key' in turn) {
+        if (socket.readyState === socket.OPEN)
+          socket.send(JSON.stringify({ event: 'dtmf', digit: turn.key }));
         continue;
       }
       const audio = 'audio' in turn ? turn.audio : new Int16Array(turn.pauseMs * 16);

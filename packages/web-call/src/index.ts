@@ -59,6 +59,8 @@ export interface WebCall {
   on(listener: (event: WebCallEvent) => void): () => void;
   /** The caller hangs up: the call ends `user_hangup`. */
   hangUp(): void;
+  /** A key of the page's keypad (`0`–`9`, `*`, `#`), as a phone's keypad sends it: `#` ends an entry. */
+  pressKey(key: string): void;
   readonly callId: string | null;
   stats(): WebCallStats;
   /** Resolves with the reason once the call has ended, however it ended. */
@@ -218,6 +220,11 @@ export function startWebCall(options: WebCallOptions): WebCall {
       if (state.done) return;
       if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'hangup' }));
       end('user_hangup');
+    },
+    pressKey(key) {
+      if (!/^[0-9*#]$/.test(key)) throw new Error(`not a keypad key: ${key}`);
+      if (!state.done && socket?.readyState === WebSocket.OPEN)
+        socket.send(JSON.stringify({ event: 'dtmf', digit: key }));
     },
     get callId() {
       return state.callId;

@@ -202,6 +202,59 @@ describe('a live conversation through Twilio', () => {
     expect(turns[3]).toEqual(['caller', SAID[1]]);
   });
 
+  it('keypad: digits the callee types are collected, the entry in the transcript', async () => {
+    callee = [{ pauseMs: welcomeMs + 1_500 }, ...[...'1234#'].map((dtmf) => ({ dtmf }))];
+    answers = [
+      {
+        say: 'Thank you, goodbye!',
+        toolCalls: [
+          { name: 'collect_variable', arguments: { name: 'account_number', value: '1234' } },
+          { name: 'end_call', arguments: { goal_reached: true, reason: 'identified' } },
+        ],
+      },
+    ];
+    analysis = analysed('The caller typed their account number.');
+    const callId = await dial(HELD);
+    const row = await stack.ended(callId, 60_000);
+    expect(row.status).toBe('ended');
+    const call = await stack.getCall(callId);
+    expect(call.vars_collected).toEqual({ account_number: '1234' });
+    expect(
+      (call.transcript as { role: string; content: string }[]).map(({ role, content }) => [role, content]),
+    ).toEqual([
+      ['agent', WELCOME],
+      ['system', 'keypad: 1234#'],
+      ['agent', 'Thank you, goodbye!'],
+    ]);
+  });
+
+  it('a silent callee is reminded, then said goodbye to, and the call ends as the agent’s', async () => {
+    const agent = { where: { id: stack.seeded.agent.id } };
+    await stack.deps.db.agent.update({
+      ...agent,
+      data: { conversationSettings: { reminder_after_ms: 2_000, reminder_max_count: 1 } },
+    });
+    callee = [{ pauseMs: 60_000 }];
+    analysis = analysed('The callee never spoke.');
+    try {
+      const callId = await dial(HELD);
+      const row = await stack.ended(callId, 60_000);
+      expect(row.status).toBe('agent_hangup');
+      expect(
+        (row.transcript as { role: string; content: string }[]).map(({ role, content }) => [role, content]),
+      ).toEqual([
+        ['agent', WELCOME],
+        ['agent', 'Are you still there?'],
+        ['agent', 'I have not heard from you, so I will end the call now. Goodbye.'],
+      ]);
+      const times = (row.transcript as { timestamp_ms: number }[]).map((entry) => entry.timestamp_ms);
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(welcomeMs + 2_000);
+      expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
+    } finally {
+      await stack.deps.db.agent.update({ ...agent, data: { conversationSettings: {} } });
+    }
+  });
+
   it('a callee who hangs up ends the call as user_hangup, with what was said kept', async () => {
     callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }];
     answers = [{ say: 'Nice to meet you. How can I help?' }];

@@ -9,8 +9,11 @@ export interface AgentTurn {
   /** Sentences queued on the line, in order, with their marks. */
   sentences: { text: string; mark: string; played: boolean }[];
   abort: AbortController;
-  /** What the model is told the agent said in this turn, once it has said it. */
-  said: { role: 'assistant'; content: string } | null;
+  /**
+   * What the model is told the agent said in this turn, once it has said it (with the turn's tool calls,
+   * when it made some).
+   */
+  said: Extract<LlmMessage, { role: 'assistant' }> | null;
   /** Resolves when every queued sentence has been synthesized and queued. */
   queued: Promise<void>;
   /** For an answer to the caller: its timing so far. */
@@ -68,5 +71,7 @@ export function cutShort(
   }
   if (!turn.said) return rememberSaid(turn, conversation.history, heard);
   if (heard) turn.said.content = heard;
+  // Tool calls stay, with the results that follow them: the model is told only that nothing was heard.
+  else if (turn.said.tool_calls?.length) turn.said.content = null;
   else conversation.history.splice(conversation.history.indexOf(turn.said), 1);
 }

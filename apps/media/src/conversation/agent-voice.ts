@@ -4,8 +4,9 @@ import type { Line } from '../transport/line';
 import { cutShort, heardOfTurn, newAgentTurn, rememberSaid, type AgentTurn } from './agent-turn';
 import { streamReply } from './model-reply';
 import type { ConversationOptions } from './options';
-import { FALLBACK } from './phrases';
+import { phrasesFor } from './phrases';
 import { sentencesOf } from './sentences';
+import type { FlowVoice } from './flow-director';
 import type { TurnTiming } from './turn-timing';
 
 /** What the agent's voice shares with its conversation. */
@@ -113,9 +114,21 @@ export class AgentVoice {
     } catch (error) {
       if (turn.abort.signal.aborted) return;
       failures.push(`language model: ${(error as Error).message}`);
-      this.say(turn, FALLBACK);
+      this.say(turn, phrasesFor(options.agent.language).fallback);
       await turn.queued;
     }
+  }
+
+  /** This voice as a flow speaks with it. */
+  forFlow(): FlowVoice {
+    const { transcript, failures, history, now } = this.context;
+    return {
+      say: (text) => this.speak(text),
+      sayModel: (messages) => this.speakModel(messages),
+      system: (label) => void transcript.push({ role: 'system', content: label, timestamp_ms: now() }),
+      failed: (reason) => void failures.push(reason),
+      history,
+    };
   }
 
   /** Waits until the caller has heard the turn's speech to its end (the line's last mark came back). */

@@ -2,6 +2,7 @@ import type { SttStream } from '@voice/providers';
 import { VoiceActivity } from '../listening/voice-activity';
 import type { SileroVad } from '../listening/silero-vad';
 import { CallerAudio } from './caller-audio';
+import { EndOfTurn } from './end-of-turn';
 import { Interruptions, minSpeechMsFor, type InterruptionHost } from './interruptions';
 import type { ConversationOptions } from './options';
 
@@ -10,10 +11,12 @@ export interface CallerEvents extends InterruptionHost {
   /** The caller is speaking (their voice, or words recognised): their silence is no longer waited for. */
   speaking(): void;
   /**
-   * The caller's utterance, final: `startedAt` when they began (ms from the start), `endMs` where it
-   * ended in the caller's audio, when known.
+   * The caller's turn, ended: `startedAt` when they began (ms from the start), `endMs` where it ended in
+   * the caller's audio, when known.
    */
   said(text: string, startedAt: number, endMs: number | null): void;
+  /** A backchannel while the agent spoke: noted, not answered. */
+  noted(text: string, startedAt: number): void;
   /** Speech-to-text failed. */
   failed(reason: string): void;
   /** Voice activity detection failed: the call goes on without it. */
@@ -30,6 +33,7 @@ export interface CallerEvents extends InterruptionHost {
  */
 export class CallerVoice {
   readonly interruptions: Interruptions;
+  private readonly turnEnd: EndOfTurn;
   /** When the caller's utterance in progress began (ms from the start). */
   startedAt: number | null = null;
   private readonly audio = new CallerAudio();
@@ -40,6 +44,7 @@ export class CallerVoice {
     private readonly events: CallerEvents,
   ) {
     this.interruptions = new Interruptions(events, minSpeechMsFor(options.agent.interruptionSensitivity));
+    this.turnEnd = new EndOfTurn({ ended: events.said }, options.agent.responsiveness ?? 1);
     this.activity = options.vad ? this.listenFor(options.vad) : null;
   }
 
@@ -57,7 +62,10 @@ export class CallerVoice {
         utterance: (text, endMs) => {
           const startedAt = this.startedAt ?? this.events.now();
           this.startedAt = null;
-          this.events.said(text, startedAt, this.audio.startOf(endMs));
+          if (this.interruptions.said(text) === 'note') return this.events.noted(text, startedAt);
+          // Whatever the agent was saying or about to say is dropped: the turn is the caller's.
+          this.events.interrupt();
+          this.turnEnd.heard(text, startedAt, this.audio.startOf(endMs));
         },
         failed: (reason) => this.events.failed(reason),
       },
@@ -77,6 +85,7 @@ export class CallerVoice {
   async close(): Promise<void> {
     this.activity?.close();
     this.interruptions.close();
+    this.turnEnd.close();
     await this.audio.stt?.close();
   }
 
@@ -85,8 +94,12 @@ export class CallerVoice {
       voiced: (speechMs) => {
         this.events.speaking();
         this.interruptions.voiced(speechMs);
+        this.turnEnd.voiced();
       },
-      quiet: () => this.interruptions.quiet(),
+      quiet: () => {
+        this.interruptions.quiet();
+        this.turnEnd.quiet();
+      },
       failed: (reason) => {
         this.activity = null;
         this.events.degraded(reason);

@@ -82,6 +82,17 @@ export class FlowDirector {
     return this.state.collected;
   }
 
+  /**
+   * The node waits for variables whose names all begin with `_` (a PIN, a card number): what the caller
+   * enters for them is never stored.
+   */
+  get awaitingSecret(): boolean {
+    const node = this.flow.definition.nodes.find((candidate) => candidate.id === this.state.node);
+    if (!this.state.waiting || node?.type !== 'ask') return false;
+    const awaited = node.variables.filter((variable) => !(variable.name in this.state.collected));
+    return awaited.length > 0 && awaited.every((variable) => variable.name.startsWith('_'));
+  }
+
   /** The conversation's first step (from the start node); how the call ends, when it does. */
   start(): Promise<FlowEnd | null> {
     return this.step({ type: 'start' });

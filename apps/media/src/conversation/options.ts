@@ -17,6 +17,12 @@ export interface SessionAgent {
   transferEnabled: boolean;
   /** How readily the caller's voice stops the agent (0–1; the default when null or absent). */
   interruptionSensitivity?: number | null;
+  /** How soon the agent answers once the caller stops (0–1; 1, at once, when absent). */
+  responsiveness?: number;
+  /** The caller silent this long after the agent finished is reminded (the deployment's silence timeout when absent). */
+  reminderAfterMs?: number | null;
+  /** Reminders before the goodbye (none when absent). */
+  reminderMaxCount?: number;
 }
 
 export interface SessionProviders {
@@ -26,7 +32,7 @@ export interface SessionProviders {
 }
 
 export interface SessionLimits {
-  /** The caller silent this long after the agent finished: the agent says goodbye and hangs up. */
+  /** The caller silent this long after the agent finished (and each reminder): reminded, then said goodbye to. */
   silenceTimeoutMs: number;
   maxDurationMs: number;
 }

@@ -1,7 +1,33 @@
-/** What the agent says of its own when the conversation cannot go on as the model would have it. */
+/**
+ * What the agent says of its own when the conversation cannot go on as the model would have it, in the
+ * agent's language (English for a language without its own here).
+ */
 
-export const FALLBACK = 'Sorry, I am having trouble hearing you right now. Could you say that again?';
-export const TECHNICAL_GOODBYE =
-  'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.';
-export const SILENCE_GOODBYE = 'I have not heard from you, so I will end the call now. Goodbye.';
-export const TIME_LIMIT_GOODBYE = 'We have reached the time limit for this call. Thank you, goodbye.';
+export interface Phrases {
+  fallback: string;
+  technicalGoodbye: string;
+  silenceGoodbye: string;
+  timeLimitGoodbye: string;
+  /** Said to a caller who has been silent (the agent setting `reminder_after_ms`). */
+  reminder: string;
+}
+
+const ENGLISH: Phrases = {
+  fallback: 'Sorry, I am having trouble hearing you right now. Could you say that again?',
+  technicalGoodbye: 'I am sorry, we are having technical difficulties. Please call us back later. Goodbye.',
+  silenceGoodbye: 'I have not heard from you, so I will end the call now. Goodbye.',
+  timeLimitGoodbye: 'We have reached the time limit for this call. Thank you, goodbye.',
+  reminder: 'Are you still there?',
+};
+
+const HEBREW: Phrases = {
+  fallback: 'סליחה, קשה לי לשמוע כרגע. אפשר לחזור על זה?',
+  technicalGoodbye: 'מצטערים, יש לנו תקלה טכנית. אפשר להתקשר אלינו שוב מאוחר יותר. להתראות.',
+  silenceGoodbye: 'לא שמעתי תשובה, אז אסיים עכשיו את השיחה. להתראות.',
+  timeLimitGoodbye: 'הגענו למגבלת הזמן של השיחה. תודה ולהתראות.',
+  reminder: 'הלו, עדיין על הקו?',
+};
+
+export function phrasesFor(language: string): Phrases {
+  return language.toLowerCase().startsWith('he') ? HEBREW : ENGLISH;
+}

@@ -5,21 +5,23 @@ import { rememberSaid, type AgentTurn } from './agent-turn';
 import { AgentVoice } from './agent-voice';
 import { CallerVoice } from './caller-voice';
 import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
-import { FlowDirector, type FlowVoice } from './flow-director';
+import { FlowDirector } from './flow-director';
 import { knowledgeNote } from './knowledge-note';
 import type { ConversationOptions } from './options';
-import { FALLBACK, SILENCE_GOODBYE, TECHNICAL_GOODBYE, TIME_LIMIT_GOODBYE } from './phrases';
+import { phrasesFor, type Phrases } from './phrases';
+import { CallerSilence } from './caller-silence';
+import { Keypad, keypadEntry, keypadWords, maskSecretKeys } from './keypad';
 import { streamReply } from './model-reply';
 import { TurnTiming } from './turn-timing';
 
 /**
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
  * language model, spoken through text-to-speech onto the line. The welcome message opens (or, without
- * one, the model does); the caller's end of utterance gives the model its turn; a caller who speaks
- * over the agent stops it, and either takes the turn (barge-in: the line is cleared and the agent's turn
- * keeps only what was played) or, for a backchannel or a noise, lets it go on (caller-voice.ts). The model may end the call, transfer it or collect variables through its tools. Silence
- * and the maximum duration end the call politely; a failing provider gets a spoken apology, never
- * silence.
+ * one, the model does); the end of the caller's turn (end-of-turn.ts) gives the model its turn; a caller
+ * who speaks over the agent stops it, then takes the turn (barge-in: the agent's turn keeps only what was
+ * played) or, for a backchannel or a noise, lets it go on (caller-voice.ts). The model may end the call,
+ * transfer it or collect variables through its tools. A silent caller is reminded, then said goodbye to
+ * (caller-silence.ts); a failing provider gets a spoken apology, never silence.
  */
 
 /** The model failing this many turns in a row ends the call. */
@@ -38,7 +40,11 @@ export class ConversationSession implements LineListener {
   private readonly tools: LlmTool[];
   private readonly voice: AgentVoice;
   private llmFailures = 0;
-  private silenceTimer: NodeJS.Timeout | null = null;
+  private readonly silence: CallerSilence;
+  private readonly keypad = new Keypad((keys) => void this.keysEntered(keys));
+  /** The keys the caller entered, as the transcript keeps them (a secret's masked once known). */
+  private readonly keyEntries: { entry: TranscriptEntry; keys: string }[] = [];
+  private readonly phrases: Phrases;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
   /** What the agent's knowledge bases hold on the caller's last words, for the model's answer. */
@@ -51,6 +57,12 @@ export class ConversationSession implements LineListener {
     private readonly options: ConversationOptions,
   ) {
     this.tools = conversationTools(options.agent);
+    this.phrases = phrasesFor(options.agent.language);
+    this.silence = new CallerSilence(options, {
+      // A reminder, after which the caller may answer.
+      remind: () => void (this.ending || this.voice.speak(this.phrases.reminder)),
+      goodbye: () => void this.sayAndEnd(this.phrases.silenceGoodbye, 'agent_hangup'),
+    });
     this.voice = new AgentVoice({
       line,
       options,
@@ -59,13 +71,14 @@ export class ConversationSession implements LineListener {
       failures: this.failures,
       latencies: this.latencies,
       now: () => this.now(),
-      speaking: () => this.armSilenceTimer(false),
+      speaking: () => this.silence.stop(),
       ending: () => this.ending !== null,
     });
     this.caller = new CallerVoice(options, {
       now: () => this.now(),
-      speaking: () => this.armSilenceTimer(false),
+      speaking: () => this.silence.stop(),
       said: (text, startedAt, endMs) => void this.callerSaid(text, startedAt, endMs),
+      noted: (text, startedAt) => this.callerEntry(text, startedAt),
       failed: (reason) => void this.sttFailed(reason),
       degraded: (reason) => void this.failures.push(reason),
       agentSpeaking: () => this.line.speaking && !this.line.paused && !this.ending,
@@ -74,16 +87,8 @@ export class ConversationSession implements LineListener {
       interrupt: () => this.bargeIn(),
       answer: (text) => void this.callerSaid(text, this.now(), null),
     });
-    const voice: FlowVoice = {
-      say: (text) => this.voice.speak(text),
-      sayModel: (messages) => this.voice.speakModel(messages),
-      system: (label) =>
-        void this.transcript.push({ role: 'system', content: label, timestamp_ms: this.now() }),
-      failed: (reason) => void this.failures.push(reason),
-      history: this.history,
-    };
     this.director = options.flow
-      ? new FlowDirector(options.flow, voice, options.providers.llm, {
+      ? new FlowDirector(options.flow, this.voice.forFlow(), options.providers.llm, {
           canTransfer: options.agent.transferEnabled,
           today: () => new Date().toISOString().slice(0, 10),
         })
@@ -104,7 +109,7 @@ export class ConversationSession implements LineListener {
         'You are a helpful phone agent.',
     });
     this.limitTimer = setTimeout(
-      () => void this.sayAndEnd(TIME_LIMIT_GOODBYE, 'agent_hangup'),
+      () => void this.sayAndEnd(this.phrases.timeLimitGoodbye, 'agent_hangup'),
       this.options.limits.maxDurationMs,
     );
     this.line.listen(this);
@@ -122,25 +127,16 @@ export class ConversationSession implements LineListener {
   /** The caller's audio from the line. */
   audio = (audio: Buffer): void => this.caller.hear(audio);
 
-  /** Keys pressed are not part of the conversation (yet): the caller's words are. */
-  dtmf(): void {}
-
-  hungUp(): void {
-    void this.finish('user_hangup');
+  /** A key the caller pressed: keys entered (ended by `#` or a pause) are a turn of theirs. */
+  dtmf(key: string): void {
+    this.keypad.pressed(key);
   }
 
-  speechStarted(mark: string): void {
-    this.voice.started(mark);
-  }
-
-  speechHeard(mark: string): void {
-    this.voice.heard(mark);
-  }
-
-  /** The agent has finished speaking: the caller's turn, for as long as the silence timeout. */
-  idle(): void {
-    this.armSilenceTimer();
-  }
+  hungUp = (): void => void this.finish('user_hangup');
+  speechStarted = (mark: string): void => this.voice.started(mark);
+  speechHeard = (mark: string): void => this.voice.heard(mark);
+  /** The agent has finished speaking: the caller's turn, its silence counted (reminders, then goodbye). */
+  idle = (): void => void (this.ending || this.silence.wait());
 
   /** Barge-in: the agent's turn ends where the caller heard it end, and the line drops the rest. */
   private bargeIn() {
@@ -149,17 +145,35 @@ export class ConversationSession implements LineListener {
     if (this.line.speaking) this.line.clear();
   }
 
-  /**
-   * The caller's words, final: `startedAt` when they began to speak (ms from the start), `endMs` where
-   * they stopped in the call's audio, when known. A backchannel over the agent is noted, not answered.
-   */
-  private async callerSaid(text: string, startedAt: number, endMs: number | null) {
-    const timing = TurnTiming.heardNow(this.line.openedAt, endMs);
-    if (this.ending) return;
-    this.armSilenceTimer(false);
+  /** What the caller said, in the transcript and on a line that shows it. */
+  private callerEntry(text: string, startedAt: number) {
+    this.silence.callerSpoke();
     this.transcript.push({ role: 'caller', content: text, timestamp_ms: startedAt });
     this.line.said({ role: 'caller', content: text });
-    if (this.caller.interruptions.said(text) === 'note') return;
+  }
+
+  /**
+   * The caller's turn, ended: `startedAt` when they began to speak (ms from the start), `endMs` where
+   * they stopped in the call's audio, when known.
+   */
+  private async callerSaid(text: string, startedAt: number, endMs: number | null) {
+    if (this.ending) return;
+    this.callerEntry(text, startedAt);
+    await this.callerTurn(text, TurnTiming.heardNow(this.line.openedAt, endMs));
+  }
+
+  /** Keys the caller entered: a system entry (masked when a secret's), then a turn like words. */
+  private async keysEntered(keys: string) {
+    if (this.ending) return;
+    this.silence.callerSpoke();
+    const entry = keypadEntry(keys, this.director?.awaitingSecret ?? false, this.now());
+    this.transcript.push(entry);
+    this.keyEntries.push({ entry, keys });
+    await this.callerTurn(keypadWords(keys), TurnTiming.heardNow(this.line.openedAt, null));
+  }
+
+  /** The caller's turn (words or keys): the agent's answer, or the flow's next step. */
+  private async callerTurn(text: string, timing: TurnTiming) {
     this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     this.bargeIn();
@@ -178,7 +192,7 @@ export class ConversationSession implements LineListener {
       end = await step;
     } catch (error) {
       this.failures.push(`flow: ${(error as Error).message}`);
-      return this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
+      return this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');
     }
     if (!end || this.ending) return;
     if (this.voice.turn) await this.voice.playedOut(this.voice.turn);
@@ -207,8 +221,9 @@ export class ConversationSession implements LineListener {
       if (turn.abort.signal.aborted) return;
       this.failures.push(`language model: ${(error as Error).message}`);
       this.llmFailures += 1;
-      if (this.llmFailures >= MAX_LLM_FAILURES) return this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
-      this.voice.say(turn, FALLBACK);
+      if (this.llmFailures >= MAX_LLM_FAILURES)
+        return this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');
+      this.voice.say(turn, this.phrases.fallback);
       await turn.queued;
       return;
     }
@@ -220,11 +235,15 @@ export class ConversationSession implements LineListener {
 
   private async runTools(turn: AgentTurn, text: string, calls: ToolCall[], round: number) {
     const into = { variables: this.varsCollected, history: this.history };
+    maskSecretKeys(calls, this.keyEntries);
+    const at = this.history.length;
     const ending = runAgentTools(
       this.options.agent,
       { text, calls, idPrefix: `call_${this.voice.markCount}` },
       into,
     );
+    // The turn's words and its tool calls: a barge-in later keeps of them what was heard.
+    turn.said = this.history[at] as AgentTurn['said'];
     if (ending) {
       await this.voice.playedOut(turn);
       await this.finish(ending);
@@ -248,25 +267,14 @@ export class ConversationSession implements LineListener {
     if (this.ending) return;
     this.failures.push(reason);
     this.caller.dropStt();
-    await this.sayAndEnd(TECHNICAL_GOODBYE, 'agent_hangup');
-  }
-
-  /** Armed when the agent has finished speaking (the caller's turn), cleared when anyone speaks. */
-  private armSilenceTimer(armed = true) {
-    if (this.silenceTimer) clearTimeout(this.silenceTimer);
-    this.silenceTimer = null;
-    if (!armed || this.ending) return;
-    const { silenceTimeoutMs } = this.options.limits;
-    this.silenceTimer = setTimeout(
-      () => void this.sayAndEnd(SILENCE_GOODBYE, 'agent_hangup'),
-      silenceTimeoutMs,
-    );
+    await this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');
   }
 
   /** Ends the conversation once, with what it holds so far. */
   finish(end: ConversationEnd): Promise<ConversationResult> {
     this.ending ??= (async () => {
-      this.armSilenceTimer(false);
+      this.silence.stop();
+      this.keypad.close();
       if (this.limitTimer) clearTimeout(this.limitTimer);
       // The transcript keeps of the agent's last turn what the caller heard of it.
       if (this.voice.turn) this.voice.cut(this.voice.turn);

@@ -10,8 +10,10 @@ import { WEB_SAMPLE_RATE, WebLine } from './web-line';
  */
 export type WebCallTaker = (line: WebLine, accessToken: string, accepted: (callId: string) => void) => Taking;
 
-/** The browser's JSON messages: the start (with the access token), marks echoed, a hang-up. */
-function parseControl(text: string): { event: string; access_token?: unknown; name?: unknown } | null {
+/** The browser's JSON messages: the start (with the access token), marks echoed, keys pressed, a hang-up. */
+function parseControl(
+  text: string,
+): { event: string; access_token?: unknown; name?: unknown; digit?: unknown } | null {
   try {
     const message = JSON.parse(text) as unknown;
     return message && typeof message === 'object' && 'event' in message
@@ -26,8 +28,8 @@ function parseControl(text: string): { event: string; access_token?: unknown; na
  * One web call on a browser's WebSocket (`/media/web`): its first message, `{"event":"start",
  * "access_token": ...}`, opens a line on the shared clock and hands it to `take` (which checks the token:
  * a refusal closes the connection with 1008 and its reason); then binary messages are the caller's
- * audio, `mark` echoes say what has played, and `hangup` or the connection closing is the caller
- * hanging up. Audio before the start is ignored.
+ * audio, `mark` echoes say what has played, `{"event":"dtmf","digit":"5"}` is a key of the page's keypad,
+ * and `hangup` or the connection closing is the caller hanging up. Audio before the start is ignored.
  */
 export function acceptWebCall(socket: WebSocket, clock: FrameClock, take: WebCallTaker, logger: Logger) {
   const connection = lineSocket<WebLine>(socket, logger, 'web call');
@@ -46,6 +48,7 @@ export function acceptWebCall(socket: WebSocket, clock: FrameClock, take: WebCal
         socket.send(JSON.stringify({ event: 'started', call_id: callId, sample_rate: WEB_SAMPLE_RATE }));
       connection.open(new WebLine(socket, clock), (opened) => take(opened, accessToken, accepted));
     } else if (message.event === 'mark' && typeof message.name === 'string') line?.marked(message.name);
+    else if (message.event === 'dtmf' && typeof message.digit === 'string') line?.pressed(message.digit);
     else if (message.event === 'hangup') line?.ended();
   });
 }

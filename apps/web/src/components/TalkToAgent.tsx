@@ -102,6 +102,7 @@ export function TalkToAgent({
         {phase === 'ended' && `Call ended (${endReason})`}
         {phase !== 'idle' && ` · heard ${(heardMs / 1000).toFixed(1)} s of the agent`}
       </p>
+      {phase === 'connected' && <Keypad press={(key) => call.current?.pressKey(key)} />}
       <ErrorMessage error={error} />
       {said.length > 0 && (
         <ol className="live-transcript" aria-label="Live transcript">
@@ -115,5 +116,20 @@ export function TalkToAgent({
       )}
       {phase === 'ended' && callId && <Link to={`/calls/${callId}`}>Open the call</Link>}
     </section>
+  );
+}
+
+const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '*', '0', '#'];
+
+/** A phone's keypad: each key sent as the call's DTMF; `#` ends an entry, as on a phone. */
+function Keypad({ press }: { press: (key: string) => void }) {
+  return (
+    <div className="keypad" role="group" aria-label="Keypad">
+      {KEYS.map((key) => (
+        <button key={key} type="button" className="secondary" onClick={() => press(key)}>
+          {key}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -15,12 +15,26 @@ export const ConversationSettingsSchema = z
      * stops at the first 32 ms; 0.5 (96 ms) by default. A backchannel or a noise lets the agent go on.
      */
     interruption_sensitivity: z.number().min(0).max(1),
+    /**
+     * How soon the agent answers once the caller stops, 0–1: 1 (the default) at the speech-to-text
+     * provider's endpoint, 0 up to 800 ms later; words that leave the sentence open wait 1.2 s more.
+     */
+    responsiveness: z.number().min(0).max(1),
+    /** A caller silent this long after the agent finished is reminded (ms); null: the deployment's silence timeout. */
+    reminder_after_ms: z.number().int().min(2_000).max(120_000).nullable(),
+    /** Reminders before the agent says goodbye and ends the call. */
+    reminder_max_count: z.number().int().min(0).max(5),
   })
   .strict();
 
 export type ConversationSettings = z.infer<typeof ConversationSettingsSchema>;
 
-export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = { interruption_sensitivity: 0.5 };
+export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
+  interruption_sensitivity: 0.5,
+  responsiveness: 1,
+  reminder_after_ms: null,
+  reminder_max_count: 1,
+};
 
 /** What an update may hold: any of the settings. */
 export const ConversationSettingsUpdateSchema = ConversationSettingsSchema.partial();
@@ -29,11 +43,15 @@ export const ConversationSettingsUpdateSchema = ConversationSettingsSchema.parti
 export function conversationSettingsOf(stored: unknown): ConversationSettings {
   const settings = { ...DEFAULT_CONVERSATION_SETTINGS };
   const object = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
-  for (const key of Object.keys(settings) as (keyof ConversationSettings)[]) {
-    const parsed = ConversationSettingsSchema.shape[key].safeParse(object[key]);
-    if (parsed.success) settings[key] = parsed.data;
-  }
-  return settings;
+  const parsed = Object.fromEntries(
+    Object.keys(settings).flatMap((key) => {
+      const value = ConversationSettingsSchema.shape[key as keyof ConversationSettings].safeParse(
+        object[key],
+      );
+      return value.success && object[key] !== undefined ? [[key, value.data]] : [];
+    }),
+  );
+  return { ...settings, ...parsed };
 }
 
 export async function getConversationSettings(

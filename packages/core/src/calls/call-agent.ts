@@ -1,6 +1,6 @@
 import { mergedVariables, fillVariables } from '../agents/variables';
 import { transferDestination } from '../agents/agent-view';
-import { conversationSettingsOf } from '../agents/conversation-settings';
+import { conversationSettingsOf, type ConversationSettings } from '../agents/conversation-settings';
 import type { CoreDeps } from '../deps';
 import { flowOfCall } from '../flows/flow-agents';
 
@@ -25,7 +25,7 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
       endCallEnabled: agent.endCallEnabled,
       endCallCondition: agent.endCallCondition,
       transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
-      interruptionSensitivity: conversationSettingsOf(agent.conversationSettings).interruption_sensitivity,
+      ...sessionSettings(conversationSettingsOf(agent.conversationSettings)),
     },
     transferTo: transferDestination(agent),
     agentType: agent.agentType,
@@ -34,5 +34,15 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
     knowledgeBaseIds: agent.agentType === 'singlePrompt' ? agent.knowledgeBaseIds : [],
     vars,
     flow: agent.agentType === 'conversationalFlow' ? await flowOfCall({ db }, call, agent) : null,
+  };
+}
+
+/** An agent's turn-taking settings as a live conversation takes them. */
+function sessionSettings(settings: ConversationSettings) {
+  return {
+    interruptionSensitivity: settings.interruption_sensitivity,
+    responsiveness: settings.responsiveness,
+    reminderAfterMs: settings.reminder_after_ms,
+    reminderMaxCount: settings.reminder_max_count,
   };
 }

@@ -35,12 +35,20 @@ describe('agents.conversationSettings', () => {
   it('reads the defaults, sets what is valid, refuses the rest changing nothing, and reaches live calls', async () => {
     const dashboard = as(alphaUser);
     const agentId = alpha.agent.id;
-    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
+    const defaults = {
       interruption_sensitivity: 0.5,
-    });
+      responsiveness: 1,
+      reminder_after_ms: null,
+      reminder_max_count: 1,
+    };
+    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual(defaults);
     expect(
       await dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: 0.8 }),
-    ).toEqual({ interruption_sensitivity: 0.8 });
+    ).toEqual({ ...defaults, interruption_sensitivity: 0.8 });
+    for (const bad of [{ reminder_after_ms: 500 }, { reminder_max_count: 9 }, { responsiveness: 2 }])
+      expect(
+        (await failure(dashboard.agents.setConversationSettings({ agent_id: agentId, ...bad }))).code,
+      ).toBe('BAD_REQUEST');
 
     for (const bad of [1.5, -0.1, Number.NaN])
       expect(
@@ -58,6 +66,7 @@ describe('agents.conversationSettings', () => {
       (await failure(as(`Bearer ${alpha.key}`).agents.conversationSettings({ agent_id: agentId }))).code,
     ).toBe('FORBIDDEN');
     expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
+      ...defaults,
       interruption_sensitivity: 0.8,
     });
 
@@ -66,11 +75,15 @@ describe('agents.conversationSettings', () => {
       where: { id: agentId },
       data: { conversationSettings: { interruption_sensitivity: 'high' } },
     });
-    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual({
-      interruption_sensitivity: 0.5,
-    });
+    expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual(defaults);
 
-    await dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: 0.2 });
+    await dashboard.agents.setConversationSettings({
+      agent_id: agentId,
+      interruption_sensitivity: 0.2,
+      responsiveness: 0.4,
+      reminder_after_ms: 6_000,
+      reminder_max_count: 2,
+    });
     const call = await deps.db.call.create({
       data: {
         id: randomUUID(),
@@ -81,6 +94,11 @@ describe('agents.conversationSettings', () => {
         status: 'ongoing',
       },
     });
-    expect((await loadCallAgent(deps, call.id))!.agent.interruptionSensitivity).toBe(0.2);
+    expect((await loadCallAgent(deps, call.id))!.agent).toMatchObject({
+      interruptionSensitivity: 0.2,
+      responsiveness: 0.4,
+      reminderAfterMs: 6_000,
+      reminderMaxCount: 2,
+    });
   });
 });
