@@ -1,7 +1,8 @@
 import { createWebCall } from '@voice/core';
 import { openWebCall } from '@voice/twilio-emulator';
 import { describe, expect, it } from 'vitest';
-import { askingFlowAgent, mediaTestHarness } from './media-test-harness';
+import { askingFlowAgent } from './asking-flow-agent';
+import { mediaTestHarness } from './media-test-harness';
 
 /**
  * The caller's keypad on live calls: Twilio's `dtmf` messages on a phone line, the page's keypad on a web

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rms } from '@voice/audio';
 import {
-  createFlowAgent,
   createMediaStreamToken,
   localRecordingStore,
   type CoreDeps,
@@ -261,41 +260,3 @@ export const OPENING_HOURS =
   'Let me tell you about all of our opening hours. On Monday we open at eight. On Tuesday we open at nine. ' +
   'On Wednesday we open at ten. On Thursday we open at eleven. On Friday we open at noon.';
 export const INTERRUPTION = 'Sorry, can I stop you there?';
-
-/**
- * A flow agent for a test, in the account: it asks `question` for `variables`, then says `goodbye` and
- * ends the call.
- */
-export async function askingFlowAgent(
-  deps: CoreDeps,
-  accountId: string,
-  {
-    name,
-    question,
-    variables,
-    goodbye,
-  }: {
-    name: string;
-    question: string;
-    variables: { name: string; type: 'string' | 'number' }[];
-    goodbye: string;
-  },
-) {
-  return createFlowAgent(deps, {
-    accountId,
-    name,
-    language: 'en',
-    voice: 'en-steve',
-    welcome_message: '',
-    variables_provided: [],
-    variables_extracted: [],
-    flow: {
-      start: 'ask',
-      nodes: [
-        { id: 'ask', name: 'Ask', type: 'ask', speech: { kind: 'text', content: question }, variables },
-        { id: 'bye', name: 'Goodbye', type: 'end', speech: { kind: 'text', content: goodbye } },
-      ],
-      edges: [{ id: 'done', from: 'ask', to: 'bye', condition: { type: 'always' } }],
-    },
-  });
-}

@@ -3,7 +3,8 @@ import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency 
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { askingFlowAgent, loudMs, mediaTestHarness } from './media-test-harness';
+import { askingFlowAgent } from './asking-flow-agent';
+import { loudMs, mediaTestHarness } from './media-test-harness';
 import { openWebCall } from '@voice/twilio-emulator';
 
 const media = mediaTestHarness();

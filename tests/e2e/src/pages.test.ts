@@ -93,6 +93,25 @@ describe('agents', () => {
     expect(duration).toBeGreaterThan(1);
   });
 
+  it("sets an agent's turn-taking: interruption sensitivity and reminders, the rest kept at their defaults", async () => {
+    await page.goto(`/app/agents/${DEMO.agentId}`);
+    const turnTaking = page.getByRole('region', { name: 'Turn-taking' });
+    await turnTaking.getByLabel(/^Interruption sensitivity/).fill('0.7');
+    await turnTaking.getByLabel(/^Remind a silent caller after/).fill('6');
+    await turnTaking.getByLabel('Reminders before the agent says goodbye').fill('2');
+    await turnTaking.getByRole('button', { name: 'Save turn-taking' }).click();
+    await turnTaking.getByRole('status').getByText('Saved.').waitFor();
+    expect(
+      (await db().agent.findUniqueOrThrow({ where: { id: DEMO.agentId } })).conversationSettings,
+    ).toEqual({
+      interruption_sensitivity: 0.7,
+      responsiveness: 1,
+      reminder_after_ms: 6_000,
+      reminder_max_count: 2,
+    });
+    await db().agent.update({ where: { id: DEMO.agentId }, data: { conversationSettings: {} } });
+  });
+
   it('duplicates an agent under a new name, and opens a flow agent in the flow builder', async () => {
     await page.goto(`/app/agents/${DEMO.agentId}`);
     await page.getByLabel('Name of the copy').fill('Receptionist, evenings');

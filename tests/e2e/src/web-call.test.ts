@@ -97,6 +97,9 @@ describe('talking to an agent from the browser', () => {
     await transcript.getByText(DEMO_CALLEE_LINES[0]!).waitFor({ timeout: 30_000 });
     await transcript.getByText(/Nice to meet you, Dana!/).waitFor({ timeout: 30_000 });
     await waitFor('the answer to be heard', 20_000, async () => (await heardSeconds(page)) > 3);
+    // The page's keypad: keys the caller had not ended with # when hanging up are kept, not answered.
+    const keypad = page.getByRole('group', { name: 'Keypad' });
+    for (const key of ['4', '2']) await keypad.getByRole('button', { name: key, exact: true }).click();
     await page.getByRole('button', { name: 'Hang up' }).click();
     await page.getByRole('status').getByText('Call ended (user_hangup)').waitFor();
     // The page played seconds of the agent's speech louder than silence (its pauses not counted).
@@ -120,6 +123,7 @@ describe('talking to an agent from the browser', () => {
     const row = await deps.db.call.findUniqueOrThrow({ where: { id: callId } });
     const stored = row.transcript as unknown as TranscriptEntry[];
     expect(stored.map((entry) => entry.role)).toEqual(expect.arrayContaining(['agent', 'caller']));
+    expect(stored.at(-1)).toMatchObject({ role: 'system', content: 'keypad: 42' });
     expect(row.summary).toBe('Dana booked an appointment for Tuesday morning.');
     // Both sides are in the recording: the caller (left) and the agent (right).
     const wav = await readFile(join(dir, 'recordings', row.recordingKey!));

@@ -27,8 +27,12 @@ export class Keypad {
     this.timer = setTimeout(() => this.end(), KEYPAD_PAUSE_MS);
   }
 
-  close(): void {
+  /** The call is over: the keys of an entry not yet ended, if any (kept in the transcript, not answered). */
+  close(): string {
     this.clearTimer();
+    const keys = this.keys;
+    this.keys = '';
+    return keys;
   }
 
   private end() {

@@ -33,7 +33,6 @@ export class ConversationSession implements LineListener {
   readonly transcript: TranscriptEntry[] = [];
   readonly varsCollected: CollectedVariables = {};
   readonly failures: string[] = [];
-  /** Each answer to the caller, timed. */
   readonly latencies: TurnLatency[] = [];
   readonly history: LlmMessage[] = [];
   private readonly caller: CallerVoice;
@@ -41,10 +40,10 @@ export class ConversationSession implements LineListener {
   private readonly voice: AgentVoice;
   private llmFailures = 0;
   private readonly silence: CallerSilence;
+  private readonly phrases: Phrases;
   private readonly keypad = new Keypad((keys) => void this.keysEntered(keys));
   /** The keys the caller entered, as the transcript keeps them (a secret's masked once known). */
   private readonly keyEntries: { entry: TranscriptEntry; keys: string }[] = [];
-  private readonly phrases: Phrases;
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
   /** What the agent's knowledge bases hold on the caller's last words, for the model's answer. */
@@ -59,7 +58,6 @@ export class ConversationSession implements LineListener {
     this.tools = conversationTools(options.agent);
     this.phrases = phrasesFor(options.agent.language);
     this.silence = new CallerSilence(options, {
-      // A reminder, after which the caller may answer.
       remind: () => void (this.ending || this.voice.speak(this.phrases.reminder)),
       goodbye: () => void this.sayAndEnd(this.phrases.silenceGoodbye, 'agent_hangup'),
     });
@@ -96,9 +94,7 @@ export class ConversationSession implements LineListener {
   }
 
   /** Milliseconds since the line opened: the call's clock, which the recording shares. */
-  private now(): number {
-    return Math.round(performance.now() - this.line.openedAt);
-  }
+  private now = (): number => Math.round(performance.now() - this.line.openedAt);
 
   /** Takes the line and opens the conversation: the welcome message, or the model's first words. */
   async start(): Promise<void> {
@@ -124,7 +120,6 @@ export class ConversationSession implements LineListener {
     else if (!this.options.agent.welcomeMessage) await this.respond();
   }
 
-  /** The caller's audio from the line. */
   audio = (audio: Buffer): void => this.caller.hear(audio);
 
   /** A key the caller pressed: keys entered (ended by `#` or a pause) are a turn of theirs. */
@@ -166,10 +161,15 @@ export class ConversationSession implements LineListener {
   private async keysEntered(keys: string) {
     if (this.ending) return;
     this.silence.callerSpoke();
+    this.keyEntries.push({ entry: this.keysEntry(keys), keys });
+    await this.callerTurn(keypadWords(keys), TurnTiming.heardNow(this.line.openedAt, null));
+  }
+
+  /** Keys in the transcript, masked when the flow awaits a secret. */
+  private keysEntry(keys: string): TranscriptEntry {
     const entry = keypadEntry(keys, this.director?.awaitingSecret ?? false, this.now());
     this.transcript.push(entry);
-    this.keyEntries.push({ entry, keys });
-    await this.callerTurn(keypadWords(keys), TurnTiming.heardNow(this.line.openedAt, null));
+    return entry;
   }
 
   /** The caller's turn (words or keys): the agent's answer, or the flow's next step. */
@@ -274,7 +274,8 @@ export class ConversationSession implements LineListener {
   finish(end: ConversationEnd): Promise<ConversationResult> {
     this.ending ??= (async () => {
       this.silence.stop();
-      this.keypad.close();
+      const unfinished = this.keypad.close();
+      if (unfinished) this.keysEntry(unfinished);
       if (this.limitTimer) clearTimeout(this.limitTimer);
       // The transcript keeps of the agent's last turn what the caller heard of it.
       if (this.voice.turn) this.voice.cut(this.voice.turn);
