@@ -107,7 +107,13 @@ const loudMs = (samples: Int16Array) => {
 
 describe('a live conversation through Twilio', () => {
   it('speaks, listens, collects, ends with end_call, and is analysed, transcribed and recorded', async () => {
-    callee = [{ pauseMs: welcomeMs + 2_000 }, { text: SAID[0]! }, { pauseMs: 5_000 }, { text: SAID[1]! }];
+    // Each line once the agent has finished speaking, however long it took to begin.
+    callee = [
+      { untilAgentQuietMs: 1_000 },
+      { text: SAID[0]! },
+      { untilAgentQuietMs: 1_000 },
+      { text: SAID[1]! },
+    ];
     answers = [
       {
         say: 'Nice to meet you, Dana. Which day suits you?',
@@ -178,7 +184,7 @@ describe('a live conversation through Twilio', () => {
   it('barge-in: the callee speaking over a long answer clears the line, and the turn keeps what was played', async () => {
     const long =
       'We are open on Monday from eight. On Tuesday from nine. On Wednesday from ten. On Thursday from eleven. On Friday from noon.';
-    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }, { pauseMs: 3_000 }, { text: SAID[1]! }];
+    callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }, { pauseMs: 3_000 }, { text: SAID[1]! }];
     answers = [
       { say: long },
       { say: 'Of course. Goodbye!', toolCalls: [{ name: 'end_call', arguments: { goal_reached: false } }] },
@@ -203,7 +209,7 @@ describe('a live conversation through Twilio', () => {
   });
 
   it('keypad: digits the callee types are collected, the entry in the transcript', async () => {
-    callee = [{ pauseMs: welcomeMs + 1_500 }, ...[...'1234#'].map((dtmf) => ({ dtmf }))];
+    callee = [{ untilAgentQuietMs: 1_000 }, ...[...'1234#'].map((dtmf) => ({ dtmf }))];
     answers = [
       {
         say: 'Thank you, goodbye!',
@@ -256,7 +262,7 @@ describe('a live conversation through Twilio', () => {
   });
 
   it('a callee who hangs up ends the call as user_hangup, with what was said kept', async () => {
-    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }];
+    callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }];
     answers = [{ say: 'Nice to meet you. How can I help?' }];
     analysis = analysed('The caller hung up early.');
     const callId = await dial(HANGS_UP);
@@ -273,7 +279,7 @@ describe('a live conversation through Twilio', () => {
   });
 
   it('the model failing: the caller hears an apology, then a goodbye, and the call ends cleanly', async () => {
-    callee = [{ pauseMs: welcomeMs + 1_500 }, { text: SAID[0]! }, { pauseMs: 9_000 }, { text: SAID[1]! }];
+    callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }, { pauseMs: 9_000 }, { text: SAID[1]! }];
     // A 500, then a request never answered (timed out): twice in a row.
     answers = [{ status: 500 }, { status: 500 }, { hang: true }, { hang: true }];
     analysis = { status: 500 };
