@@ -1,4 +1,3 @@
-import type { SttStream } from '@voice/providers';
 import { VoiceActivity } from '../listening/voice-activity';
 import type { SileroVad } from '../listening/silero-vad';
 import { CallerAudio } from './caller-audio';
@@ -46,10 +45,6 @@ export class CallerVoice {
     this.interruptions = new Interruptions(events, minSpeechMsFor(options.agent.interruptionSensitivity));
     this.turnEnd = new EndOfTurn({ ended: events.said }, options.agent.responsiveness ?? 1);
     this.activity = options.vad ? this.listenFor(options.vad) : null;
-  }
-
-  get stt(): SttStream | null {
-    return this.audio.stt;
   }
 
   /** Opens speech-to-text; throws when it cannot be opened. */

@@ -124,7 +124,7 @@ export class Interruptions {
   }
 
   private interrupt() {
-    if (this.paused) this.paused = false;
+    this.paused = false;
     this.counts.interrupted += 1;
     this.host.interrupt();
   }

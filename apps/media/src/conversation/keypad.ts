@@ -50,8 +50,11 @@ export class Keypad {
 
 /** The keys as the transcript keeps them: masked when they are a secret's. */
 export function keypadEntry(keys: string, secret: boolean, atMs: number): TranscriptEntry {
-  const shown = secret ? keys.replace(/[0-9A-D*]/g, '*') : keys;
-  return { role: 'system', content: `keypad: ${shown}`, timestamp_ms: atMs };
+  return { role: 'system', content: keypadLabel(keys, secret), timestamp_ms: atMs };
+}
+
+function keypadLabel(keys: string, secret: boolean): string {
+  return `keypad: ${secret ? keys.replace(/[0-9A-D*]/g, '*') : keys}`;
 }
 
 /** What the model or the flow is told the caller entered. */
@@ -71,7 +74,7 @@ export function maskSecretKeys(calls: ToolCall[], entries: { entry: TranscriptEn
     const digits = value.replace(/\D/g, '');
     for (const keyed of entries) {
       const keys = keyed.keys.replace(/\D/g, '');
-      if (keys && digits.includes(keys)) keyed.entry.content = keypadEntry(keyed.keys, true, 0).content;
+      if (keys && digits.includes(keys)) keyed.entry.content = keypadLabel(keyed.keys, true);
     }
   }
 }

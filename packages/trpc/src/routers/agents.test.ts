@@ -1,8 +1,8 @@
-import { TRPCError } from '@trpc/server';
 import { createFlowAgent } from '@voice/core';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoAccounts } from '../../test/accounts';
+import { failure } from '../../test/failure';
 import { createCaller } from '../root';
 
 let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];
@@ -16,15 +16,6 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 const as = (key: string) => createCaller({ deps, requestId: 'test', authorization: `Bearer ${key}` });
-
-async function failure(promise: Promise<unknown>): Promise<TRPCError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
 
 describe('agents.* procedures', () => {
   it('create, get, modify, list and duplicate with the same rules as REST', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import { createUser, loadCallAgent, signUserToken } from '@voice/core';
 import { TEST_JWT_SECRET } from '@voice/core/testing';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoAccounts } from '../../test/accounts';
+import { failure } from '../../test/failure';
 import { createCaller } from '../root';
 
 let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];
@@ -21,15 +21,6 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 const as = (authorization: string) => createCaller({ deps, requestId: 'test', authorization });
-
-async function failure(promise: Promise<unknown>): Promise<TRPCError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
 
 describe('agents.conversationSettings', () => {
   it('reads the defaults, sets what is valid, refuses the rest changing nothing, and reaches live calls', async () => {
