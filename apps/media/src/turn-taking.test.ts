@@ -18,7 +18,8 @@ describe('the end of the caller’s turn', () => {
       heard: parts,
       reply: (_, index) =>
         index === 0
-          ? { say: 'Thank you. Shall I call you back on it?' }
+          ? // One sentence: no gap between sentences for the callee's "Yes." to fall into (it would be a backchannel).
+            { say: 'Thank you, shall I call you back on it?' }
           : { say: 'Great.', toolCalls: [{ name: 'end_call', arguments: { goal_reached: true } }] },
     });
     const callId = await media.answeredCall({ welcomeMessage: WELCOME });
@@ -44,7 +45,7 @@ describe('the end of the caller’s turn', () => {
     expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([
       ['agent', WELCOME],
       ['caller', 'My number is 0 5 4 1 2 3 4 5 6 7'],
-      ['agent', 'Thank you. Shall I call you back on it?'],
+      ['agent', 'Thank you, shall I call you back on it?'],
       ['caller', 'Yes.'],
       ['agent', 'Great.'],
     ]);
