@@ -19,6 +19,7 @@ import type { SileroVad } from './listening/silero-vad';
 import type { SessionLimits, SessionProviders } from './conversation/options';
 import type { SessionFlow } from './conversation/flow-director';
 import type { Line } from './transport/line';
+import type { VoicemailRequests } from './voicemail-requests';
 
 export interface CallConversationDeps {
   core: CoreDeps;
@@ -46,7 +47,8 @@ function callOf(deps: CallConversationDeps, opener: LineOpener): string | null {
  * A call's conversation on a line that has just opened, when the line's token names that call (and
  * has not expired), the call is of the line's kind and has an agent, and no other line has taken it:
  * the agent with the call's variables, the session started, and at its end the conversation stored and
- * the call ended as it decided (at the carrier for a phone call; a web call's line closes). Else the
+ * the call ended as it decided (at the carrier for a phone call; a web call's line closes). A phone call
+ * is held for voicemail requests (voicemail-requests.ts) while its conversation lasts. Else the
  * reason the line is refused, and nothing is written.
  */
 export async function startCallConversation(
@@ -58,6 +60,7 @@ export async function startCallConversation(
     metrics: MediaMetrics;
     webCalls: Set<string>;
     vad: SileroVad | null;
+    voicemail: VoicemailRequests;
   },
 ): Promise<{ refused: string } | undefined> {
   const callId = callOf(deps, opener);
@@ -115,6 +118,7 @@ export async function startCallConversation(
         // Until here the server's stop waits for it.
         running.sessions.delete(session);
         running.webCalls.delete(callId);
+        running.voicemail.release(callId);
       }
     },
     interruptions(counts) {
@@ -130,7 +134,10 @@ export async function startCallConversation(
   });
   running.sessions.add(session);
   log.info({ kind: opener.kind }, 'conversation started');
-  await session.start();
+  const started = session.start();
+  // An answering machine's beep may come (or have come) for a phone call: its message is left then.
+  if (opener.kind === 'phone_call') void running.voicemail.hold(callId, session);
+  await started;
   return undefined;
 }
 

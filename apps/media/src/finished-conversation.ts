@@ -59,7 +59,8 @@ export async function storeFinishedConversation(
   const request: ServiceEnd =
     result.end === 'transferred'
       ? { action: 'transfer', destination: call.transferTo! }
-      : { action: 'hang_up', reason: result.end };
+      : // A message left on an answering machine: the agent hangs up.
+        { action: 'hang_up', reason: result.end === 'voicemail_left' ? 'agent_hangup' : result.end };
   await deps.core.workflows
     .endCall(callId, request)
     .catch((error: unknown) => log.error({ err: error }, 'the call could not be ended at the carrier'));

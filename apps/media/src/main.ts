@@ -62,6 +62,7 @@ const server = await startMediaServer(
     limits: { silenceTimeoutMs: env.CALL_SILENCE_TIMEOUT_MS, maxDurationMs: env.CALL_MAX_DURATION_MS },
     recordings: configuredRecordingStore(core.config),
     logger,
+    databaseUrl: env.DATABASE_URL,
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );

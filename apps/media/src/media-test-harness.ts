@@ -69,6 +69,8 @@ export interface StartOptions {
   stt?: SpeechToText;
   /** Where the server logs (silent unless given). */
   logger?: pino.Logger;
+  /** Where the server listens for voicemail requests: the test database unless given. */
+  databaseUrl?: string;
 }
 
 /** Registers the suite's hooks (a database, a recordings directory; each test's server stopped after it). */
@@ -146,6 +148,7 @@ export function mediaTestHarness() {
         recordings: localRecordingStore(recordingsDir),
         logger: options.logger ?? pino({ level: 'silent' }),
         heartbeatMs: 200,
+        databaseUrl: options.databaseUrl ?? database.url,
       },
       { host: '127.0.0.1', port: 0 },
     );
@@ -158,6 +161,8 @@ export function mediaTestHarness() {
     prompt?: string;
     llmModel?: string;
     language?: string;
+    /** The message left on an answering machine (voicemail_action leave_message); none unless given. */
+    voicemail?: { message: string; kind?: 'text' | 'instruction' };
   }) {
     await deps.db.agent.update({
       where: { id: agentId },
@@ -166,6 +171,9 @@ export function mediaTestHarness() {
         prompt: agent.prompt ?? 'You book appointments.',
         language: agent.language ?? 'en',
         llmModel: agent.llmModel ?? null,
+        voicemailAction: agent.voicemail ? 'leave_message' : 'continue',
+        voicemailMessage: agent.voicemail?.message ?? '',
+        conversationSettings: agent.voicemail?.kind ? { voicemail_message_kind: agent.voicemail.kind } : {},
       },
     });
     const call = await deps.db.call.create({
@@ -238,6 +246,9 @@ export function mediaTestHarness() {
     recording,
     get deps() {
       return deps;
+    },
+    get databaseUrl() {
+      return database.url;
     },
     get harness() {
       return harness!;

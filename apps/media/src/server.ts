@@ -10,6 +10,7 @@ import { mediaMetrics } from './metrics';
 import { FrameClock } from './transport/frame-clock';
 import { acceptTwilioStream } from './transport/twilio-stream';
 import { acceptWebCall } from './transport/web-stream';
+import { VoicemailRequests } from './voicemail-requests';
 
 /**
  * The media server: Twilio's media streams arrive on `/media/twilio` and browsers' web calls on
@@ -27,6 +28,11 @@ export type MediaServerDeps = CallConversationDeps & {
   voiceActivity?: boolean;
   /** How often the web calls' lines are said to be up (20 s unless given; tests shorten it). */
   heartbeatMs?: number;
+  /**
+   * The database to listen on for voicemail requests (an answering machine's beep); without it, a
+   * request is found only as a call's stream opens.
+   */
+  databaseUrl?: string;
 };
 
 export interface MediaServer {
@@ -68,7 +74,9 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
-  const running = { sessions, metrics, webCalls: new Set<string>(), vad };
+  const voicemail = new VoicemailRequests(deps);
+  if (deps.databaseUrl) await voicemail.listen(deps.databaseUrl);
+  const running = { sessions, metrics, webCalls: new Set<string>(), vad, voicemail };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).
   const heartbeat = setInterval(() => {
@@ -114,6 +122,7 @@ export async function startMediaServer(
       clearInterval(heartbeat);
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
+      await voicemail.stop();
       await vad?.close();
       for (const client of wss.clients) client.close(1001, 'media server stopping');
       wss.close();

@@ -160,6 +160,7 @@ function newCall(
     transferredTo: null,
     said: [],
     detection: null,
+    beepEndedAt: null,
     answer: null,
     stream: null,
   };

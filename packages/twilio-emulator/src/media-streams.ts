@@ -26,7 +26,9 @@ export type CalleeTurn =
    * Silence until the agent has spoken since the callee's last words and then been quiet this long:
    * the callee waits for the agent to finish, however long the agent took to begin.
    */
-  | { untilAgentQuietMs: number };
+  | { untilAgentQuietMs: number }
+  /** Called once everything queued before it has been sent (an answering machine's beep ended). */
+  | { reached: () => void };
 
 export interface MediaStreamRecord {
   streamSid: string;
@@ -84,14 +86,14 @@ const FRAME_MS = 20;
 const BYTES_PER_MS = 8;
 const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
 
-type Inbound = Buffer | { dtmf: string } | { untilAgentQuietMs: number };
+type Inbound = Buffer | { dtmf: string } | { untilAgentQuietMs: number } | { reached: () => void };
 
 async function render(turn: CalleeTurn): Promise<Inbound> {
   if ('audio' in turn) return turn.audio;
   if ('wav' in turn) return wavToMulaw(turn.wav);
   if ('text' in turn) return speak(turn.text, turn.voice);
   if ('pauseMs' in turn) return Buffer.alloc(Math.round(turn.pauseMs * BYTES_PER_MS), MULAW_SILENCE);
-  if ('untilAgentQuietMs' in turn) return turn;
+  if ('untilAgentQuietMs' in turn || 'reached' in turn) return turn;
   return { dtmf: turn.dtmf };
 }
 
@@ -152,6 +154,11 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
         const now = performance.now();
         if (agentHeardAt <= calleeSpokeAt || now - agentHeardAt < head.untilAgentQuietMs) break;
         inbound.shift();
+        continue;
+      }
+      if ('reached' in head) {
+        inbound.shift();
+        head.reached();
         continue;
       }
       const { dtmf } = inbound.shift() as { dtmf: string };

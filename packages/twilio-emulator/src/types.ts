@@ -115,10 +115,15 @@ export interface EmulatedCall {
   updates: Record<string, string>[];
   /** The number a `<Dial>` redirect handed the call to. */
   transferredTo: string | null;
-  /** What `<Say>` verbs of redirects spoke (a voicemail left after the beep). */
+  /** What `<Say>` verbs of redirects spoke. */
   said: string[];
   /** The async machine detection's callback, once sent. */
   detection: Callback | null;
+  /**
+   * An answering machine on a media stream: when its beep ended (ms since the stream opened), the
+   * detection's callback sent then (DetectMessageEnd).
+   */
+  beepEndedAt: number | null;
   /** An incoming call: the service's answer to the voice webhook (HTTP status and TwiML). */
   answer: { status: number | null; twiml: string } | null;
   /** The media stream of its `<Connect><Stream>`, with the record of what the service sent. */

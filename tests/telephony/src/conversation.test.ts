@@ -18,6 +18,8 @@ import { TelephonyStack } from './support/stack';
 const HELD = '+14155550008';
 // Answers, talks for the emulator's talk time, then hangs up.
 const HANGS_UP = '+14155550009';
+// An answering machine: its greeting ends with a beep, then it records until the service hangs up.
+const MACHINE = '+14155550010';
 
 const WELCOME = 'Hello, this is the dental clinic.';
 const SAID = ['Hi, this is Dana.', 'Tuesday morning works for me.'];
@@ -258,6 +260,76 @@ describe('a live conversation through Twilio', () => {
       expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
     } finally {
       await stack.deps.db.agent.update({ ...agent, data: { conversationSettings: {} } });
+    }
+  });
+
+  it('voicemail: the agent’s message in its own voice after the beep, the call voicemail_left', async () => {
+    const message = 'Hello Dana, this is the dental clinic. Please call us back.';
+    await client.agents.modify.mutate({
+      agent_id: stack.seeded.agent.id,
+      voicemail_action: 'leave_message',
+      voicemail_message: 'Hello {{name}}, this is the dental clinic. Please call us back.',
+    });
+    // The answering machine's greeting and beep are the emulator's; the machine says nothing else.
+    callee = [];
+    answers = [{ say: 'Sorry, who is this?' }];
+    analysis = analysed('An answering machine took the call; a message was left.');
+    try {
+      const campaign = await client.campaigns.create.mutate({
+        name: 'Voicemail message',
+        agent_id: stack.seeded.agent.id,
+        from_numbers: ['+14155550180'],
+        retry_policy: { retry_on: ['voicemail'], max_attempts: 2, delay_seconds: 0 },
+        contacts: [{ to_number: MACHINE, variables: { name: 'Dana' } }],
+      });
+      let callId = '';
+      await waitFor('the campaign to complete', 90_000, async () => {
+        const contact = await stack.deps.db.campaignContact.findFirst({
+          where: { campaignId: campaign.campaign_id },
+        });
+        callId = contact?.lastCallId ?? '';
+        return contact?.state === 'completed';
+      });
+      placed.push(callId);
+      const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
+        where: { campaignId: campaign.campaign_id },
+      });
+      // A message left is its own outcome, which this policy does not retry.
+      expect(contact).toMatchObject({ attempts: 1, lastOutcome: 'voicemail_left' });
+      const row = await stack.ended(callId, 60_000);
+      expect(row).toMatchObject({
+        status: 'agent_hangup',
+        answeredBy: 'machine',
+        conversationEndReason: 'voicemail_left',
+      });
+
+      const carrierCall = await stack.carrierCall(callId);
+      expect(carrierCall.created).toMatchObject({ MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true' });
+      // Spoken through the media stream, then hung up: no <Say>.
+      expect(carrierCall.updates).toEqual([{ Status: 'completed' }]);
+      expect(carrierCall.said).toEqual([]);
+      const beepEndedAt = carrierCall.beepEndedAt!;
+      expect(beepEndedAt).toBeGreaterThan(2_000);
+
+      const transcript = row.transcript as { role: string; content: string; timestamp_ms: number }[];
+      const leaving = transcript.findIndex((entry) => entry.role === 'system');
+      expect(transcript.slice(leaving).map(({ role, content }) => [role, content])).toEqual([
+        ['system', 'voicemail: leaving a message'],
+        ['agent', message],
+      ]);
+      // The transcript's clock starts as the line opens, after the stream's: later on the stream's.
+      expect(transcript[leaving]!.timestamp_ms).toBeGreaterThanOrEqual(beepEndedAt);
+      // The machine heard the whole message after its beep, in the agent's voice on the stream.
+      const after = carrierCall.stream!.record.received.filter(
+        ({ at, message: sent }) => at >= beepEndedAt && sent.event === 'media',
+      );
+      const messageMs = (await speak(message)).length / 8;
+      expect(after.length * 20).toBeGreaterThanOrEqual(messageMs * 0.9);
+
+      const webhook = await callEnded(callId);
+      expect(webhook).toMatchObject({ answered_by: 'machine', voicemail_left: true });
+    } finally {
+      await client.agents.modify.mutate({ agent_id: stack.seeded.agent.id, voicemail_action: 'continue' });
     }
   });
 

@@ -6,8 +6,9 @@ import { TelephonyStack } from './support/stack';
 /**
  * The service ending calls itself through Twilio: an operator's hang-up (the call updated to
  * `completed`), a transfer (the live call redirected to `<Dial>` the agent's destination), and an
- * answering machine met as the agent is set to (hang up, or leave its message after the beep), each
- * reaching the emulator as the documented Twilio request and ending the call with its reason.
+ * answering machine met as the agent is set to (hang up, or hang up and have its campaign retry), each
+ * reaching the emulator as the documented Twilio request and ending the call with its reason. (A message
+ * left on an answering machine is the live conversation's: conversation.test.ts.)
  */
 
 // Answers and stays on the line until someone hangs up.
@@ -94,25 +95,6 @@ describe('the service ending Twilio calls', () => {
     expect((await stack.getCall(callId)).answered_by).toBe('machine');
   });
 
-  it('an agent set to leave a message speaks it after the beep, then hangs up', async () => {
-    await configure({
-      agent_id: stack.seeded.agent.id,
-      voicemail_action: 'leave_message',
-      voicemail_message: 'Hello, this is the clinic. Please call us back.',
-    });
-    const callId = await stack.dial(MACHINE);
-    const row = await stack.ended(callId);
-    const carrierCall = await stack.carrierCall(callId);
-    expect(carrierCall.updates).toEqual([
-      {
-        Twiml:
-          '<?xml version="1.0" encoding="UTF-8"?><Response><Say language="he-IL">Hello, this is the clinic. Please call us back.</Say><Hangup/></Response>',
-      },
-    ]);
-    expect(carrierCall.said).toEqual(['Hello, this is the clinic. Please call us back.']);
-    expect(row).toMatchObject({ status: 'agent_hangup', answeredBy: 'machine' });
-  });
-
   it('a campaign retries a contact an answering machine took, as its policy says', async () => {
     await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'hang_up' });
     const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
@@ -136,6 +118,34 @@ describe('the service ending Twilio calls', () => {
     expect(contact).toMatchObject({ attempts: 2, lastOutcome: 'voicemail', state: 'completed' });
     const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
     expect(dialed).toHaveLength(before + 2);
+    expect(dialed.slice(before).map((call) => call.updates)).toEqual([
+      [{ Status: 'completed' }],
+      [{ Status: 'completed' }],
+    ]);
+  });
+
+  it('an agent set to retry later hangs up at the beep, and its campaign redials whatever retry_on says', async () => {
+    await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'retry_later' });
+    const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
+    const campaign = await client.campaigns.create.mutate({
+      name: 'Voicemail later',
+      agent_id: stack.seeded.agent.id,
+      from_numbers: ['+14155550180'],
+      retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 0 },
+      contacts: [{ to_number: MACHINE }],
+    });
+    await waitFor(
+      'the campaign to complete',
+      60_000,
+      async () =>
+        (await client.campaigns.get.query({ campaign_id: campaign.campaign_id })).status === 'completed',
+      { detail: () => stack.output() },
+    );
+    const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
+      where: { campaignId: campaign.campaign_id },
+    });
+    expect(contact).toMatchObject({ attempts: 2, lastOutcome: 'voicemail', state: 'completed' });
+    const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
     expect(dialed.slice(before).map((call) => call.updates)).toEqual([
       [{ Status: 'completed' }],
       [{ Status: 'completed' }],

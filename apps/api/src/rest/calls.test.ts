@@ -31,8 +31,9 @@ const LIGHT = [
 ];
 const FULL = [
   ...LIGHT,
-  // The one extension of the full call object (docs/telephony.md, "Voicemail").
+  // The extensions of the full call object (docs/telephony.md, "Voicemail").
   'answered_by',
+  'voicemail_left',
   'detected_gender',
   'recording_url',
   'summary',

@@ -126,7 +126,11 @@ export function registerCampaignCommands(program: Command): void {
     .option('--window <spec>', 'calling window, e.g. "mon-fri 09:00-17:00" (repeatable)', collect, [])
     .option('--max-concurrent <n>', 'calls open at once', '10')
     .option('--dials-per-minute <n>', 'pacing limit')
-    .option('--retry-on <outcomes>', 'comma-separated: busy, no_answer, error', 'busy,no_answer')
+    .option(
+      '--retry-on <outcomes>',
+      'comma-separated: busy, no_answer, error, voicemail, voicemail_left',
+      'busy,no_answer',
+    )
     .option('--max-attempts <n>', 'dials per contact at most', '3')
     .option('--retry-delay <seconds>', 'wait before a retry', '3600')
     .option('--start <iso>', 'do not dial before')

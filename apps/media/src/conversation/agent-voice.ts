@@ -36,6 +36,8 @@ export class AgentVoice {
   pendingTiming: TurnTiming | null = null;
   /** The turn whose first frame ends an answer's timing. */
   private timed: AgentTurn | null = null;
+  /** The agent's last words (a goodbye, a voicemail message): no other turn is heard after them. */
+  private last: AgentTurn | null = null;
   private marks = 0;
 
   constructor(private readonly context: VoiceContext) {}
@@ -56,6 +58,12 @@ export class AgentVoice {
     return this.turn;
   }
 
+  /** A turn after which the agent says nothing more: the words of any other are dropped. */
+  lastTurn(): AgentTurn {
+    this.last = this.newTurn(null);
+    return this.last;
+  }
+
   /** Queues a sentence of the turn: synthesized in order, then onto the line. */
   say(turn: AgentTurn, text: string): void {
     const { line, options, failures } = this.context;
@@ -73,7 +81,8 @@ export class AgentVoice {
     if (timing) void audio.then(() => timing.synthesized(sentenceAt));
     turn.queued = turn.queued.then(async () => {
       const speech = await audio;
-      if (turn.abort.signal.aborted || this.context.ending() || !speech) return;
+      const dropped = turn.abort.signal.aborted || (this.last !== null && this.last !== turn);
+      if (dropped || this.context.ending() || !speech) return;
       turn.entry ??= this.pushEntry();
       turn.entry.content = turn.entry.content ? `${turn.entry.content} ${text}` : text;
       turn.sentences.push(sentence);

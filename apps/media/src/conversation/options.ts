@@ -23,6 +23,14 @@ export interface SessionAgent {
   reminderAfterMs?: number | null;
   /** Reminders before the goodbye (none when absent). */
   reminderMaxCount?: number;
+  /** The message left on an answering machine after its beep; null or absent: none. */
+  voicemail?: SessionVoicemail | null;
+}
+
+/** An agent's voicemail message: spoken as written, or written by the model by this instruction. */
+export interface SessionVoicemail {
+  message: string;
+  kind: 'text' | 'instruction';
 }
 
 export interface SessionProviders {

@@ -1,33 +1,30 @@
 import type { ConversationEnd, ConversationResult, FlowEnd, TranscriptEntry, TurnLatency } from '@voice/core';
-import type { LlmMessage, LlmTool } from '@voice/providers';
+import type { LlmMessage } from '@voice/providers';
 import type { Line, LineListener } from '../transport/line';
-import { rememberSaid, type AgentTurn } from './agent-turn';
+import { rememberSaid } from './agent-turn';
 import { AgentVoice } from './agent-voice';
 import { CallerVoice } from './caller-voice';
-import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
+import type { CollectedVariables } from './agent-tools';
 import { FlowDirector } from './flow-director';
 import { knowledgeNote } from './knowledge-note';
 import type { ConversationOptions } from './options';
 import { phrasesFor, type Phrases } from './phrases';
 import { CallerSilence } from './caller-silence';
-import { Keypad, keypadEntry, keypadWords, maskSecretKeys } from './keypad';
-import { streamReply } from './model-reply';
+import { Keypad, keypadEntry, keypadWords } from './keypad';
+import { ModelTurns } from './model-turns';
 import { TurnTiming } from './turn-timing';
+import { voicemailText } from './voicemail';
 
 /**
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
  * language model, spoken through text-to-speech onto the line. The welcome message opens (or, without
- * one, the model does); the end of the caller's turn (end-of-turn.ts) gives the model its turn; a caller
- * who speaks over the agent stops it, then takes the turn (barge-in: the agent's turn keeps only what was
- * played) or, for a backchannel or a noise, lets it go on (caller-voice.ts). The model may end the call,
- * transfer it or collect variables through its tools. A silent caller is reminded, then said goodbye to
- * (caller-silence.ts); a failing provider gets a spoken apology, never silence.
+ * one, the model does); the end of the caller's turn (end-of-turn.ts) gives the model its turn
+ * (model-turns.ts) or the flow its step; a caller who speaks over the agent stops it, then takes the turn
+ * (barge-in: the agent's turn keeps only what was played) or, for a backchannel or a noise, lets it go on
+ * (caller-voice.ts). A silent caller is reminded, then said goodbye to (caller-silence.ts); an answering
+ * machine's beep gets the agent's message (voicemail.ts); a failing provider gets a spoken apology,
+ * never silence.
  */
-
-/** The model failing this many turns in a row ends the call. */
-const MAX_LLM_FAILURES = 2;
-/** Tool round trips the model may chain (collect_variable) before it must speak. */
-const MAX_TOOL_ROUNDS = 4;
 
 export class ConversationSession implements LineListener {
   readonly transcript: TranscriptEntry[] = [];
@@ -36,9 +33,8 @@ export class ConversationSession implements LineListener {
   readonly latencies: TurnLatency[] = [];
   readonly history: LlmMessage[] = [];
   private readonly caller: CallerVoice;
-  private readonly tools: LlmTool[];
   private readonly voice: AgentVoice;
-  private llmFailures = 0;
+  private readonly model: ModelTurns;
   private readonly silence: CallerSilence;
   private readonly phrases: Phrases;
   private readonly keypad = new Keypad((keys) => void this.keysEntered(keys));
@@ -46,8 +42,8 @@ export class ConversationSession implements LineListener {
   private readonly keyEntries: { entry: TranscriptEntry; keys: string }[] = [];
   private limitTimer: NodeJS.Timeout | null = null;
   private ending: Promise<ConversationResult> | null = null;
-  /** What the agent's knowledge bases hold on the caller's last words, for the model's answer. */
-  private knowledgeNote: LlmMessage | null = null;
+  /** Leaving a message on an answering machine: nothing the machine says is answered. */
+  private leavingMessage = false;
   /** A flow agent's flow; null: the prompt and the model lead. */
   private readonly director: FlowDirector | null;
 
@@ -55,10 +51,9 @@ export class ConversationSession implements LineListener {
     private readonly line: Line,
     private readonly options: ConversationOptions,
   ) {
-    this.tools = conversationTools(options.agent);
     this.phrases = phrasesFor(options.agent.language);
     this.silence = new CallerSilence(options, {
-      remind: () => void (this.ending || this.voice.speak(this.phrases.reminder)),
+      remind: () => void (this.closing || this.voice.speak(this.phrases.reminder)),
       goodbye: () => void this.sayAndEnd(this.phrases.silenceGoodbye, 'agent_hangup'),
     });
     this.voice = new AgentVoice({
@@ -72,6 +67,17 @@ export class ConversationSession implements LineListener {
       speaking: () => this.silence.stop(),
       ending: () => this.ending !== null,
     });
+    this.model = new ModelTurns({
+      options,
+      voice: this.voice,
+      history: this.history,
+      failures: this.failures,
+      varsCollected: this.varsCollected,
+      keyEntries: this.keyEntries,
+      phrases: this.phrases,
+      sayAndEnd: (text, end) => this.sayAndEnd(text, end),
+      finish: (end) => this.finish(end),
+    });
     this.caller = new CallerVoice(options, {
       now: () => this.now(),
       speaking: () => this.silence.stop(),
@@ -79,10 +85,11 @@ export class ConversationSession implements LineListener {
       noted: (text, startedAt) => this.callerEntry(text, startedAt),
       failed: (reason) => void this.sttFailed(reason),
       degraded: (reason) => void this.failures.push(reason),
-      agentSpeaking: () => this.line.speaking && !this.line.paused && !this.ending,
-      pause: () => this.line.pause(),
+      agentSpeaking: () => this.line.speaking && !this.line.paused && !this.closing,
+      // Leaving a message, the agent is not stopped by what the machine says.
+      pause: () => void (this.closing || this.line.pause()),
       resume: () => this.line.resume(),
-      interrupt: () => this.bargeIn(),
+      interrupt: () => void (this.closing || this.bargeIn()),
       answer: (text) => void this.callerSaid(text, this.now(), null),
     });
     this.director = options.flow
@@ -95,6 +102,11 @@ export class ConversationSession implements LineListener {
 
   /** Milliseconds since the line opened: the call's clock, which the recording shares. */
   private now = (): number => Math.round(performance.now() - this.line.openedAt);
+
+  /** Ending, or leaving a message: the caller's words and keys are no longer answered. */
+  private get closing(): boolean {
+    return this.ending !== null || this.leavingMessage;
+  }
 
   /** Takes the line and opens the conversation: the welcome message, or the model's first words. */
   async start(): Promise<void> {
@@ -116,8 +128,29 @@ export class ConversationSession implements LineListener {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
     if (this.options.agent.welcomeMessage) await this.voice.speak(this.options.agent.welcomeMessage);
+    if (this.closing) return;
     if (this.director) await this.flowStep(this.director.start());
-    else if (!this.options.agent.welcomeMessage) await this.respond();
+    else if (!this.options.agent.welcomeMessage) await this.model.respond();
+  }
+
+  /**
+   * An answering machine's beep: whatever the agent was saying stops, and its voicemail message
+   * (voicemail.ts) is spoken; heard to its end, the call ends `voicemail_left`. Nothing the machine says
+   * is answered meanwhile. Without a message to leave, the agent hangs up.
+   */
+  async leaveVoicemail(): Promise<void> {
+    const { voicemail } = this.options.agent;
+    if (!voicemail || this.closing) return;
+    this.leavingMessage = true;
+    this.silence.stop();
+    this.bargeIn();
+    this.transcript.push({
+      role: 'system',
+      content: 'voicemail: leaving a message',
+      timestamp_ms: this.now(),
+    });
+    const text = await voicemailText(voicemail, this.options, this.failures);
+    await (text ? this.sayAndEnd(text, 'voicemail_left') : this.finish('agent_hangup'));
   }
 
   audio = (audio: Buffer): void => this.caller.hear(audio);
@@ -131,7 +164,7 @@ export class ConversationSession implements LineListener {
   speechStarted = (mark: string): void => this.voice.started(mark);
   speechHeard = (mark: string): void => this.voice.heard(mark);
   /** The agent has finished speaking: the caller's turn, its silence counted (reminders, then goodbye). */
-  idle = (): void => void (this.ending || this.silence.wait());
+  idle = (): void => void (this.closing || this.silence.wait());
 
   /** Barge-in: the agent's turn ends where the caller heard it end, and the line drops the rest. */
   private bargeIn() {
@@ -152,14 +185,14 @@ export class ConversationSession implements LineListener {
    * they stopped in the call's audio, when known.
    */
   private async callerSaid(text: string, startedAt: number, endMs: number | null) {
-    if (this.ending) return;
+    if (this.closing) return;
     this.callerEntry(text, startedAt);
     await this.callerTurn(text, TurnTiming.heardNow(this.line.openedAt, endMs));
   }
 
   /** Keys the caller entered: a system entry (masked when a secret's), then a turn like words. */
   private async keysEntered(keys: string) {
-    if (this.ending) return;
+    if (this.closing) return;
     this.silence.callerSpoke();
     this.keyEntries.push({ entry: this.keysEntry(keys), keys });
     await this.callerTurn(keypadWords(keys), TurnTiming.heardNow(this.line.openedAt, null));
@@ -178,8 +211,8 @@ export class ConversationSession implements LineListener {
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     this.bargeIn();
     if (!this.director) {
-      this.knowledgeNote = await knowledgeNote(this.options.knowledge, text, this.failures);
-      return this.respond(0, timing);
+      this.model.knowledgeNote = await knowledgeNote(this.options.knowledge, text, this.failures);
+      return this.model.respond(0, timing);
     }
     this.voice.pendingTiming = timing;
     await this.flowStep(this.director.heard(text));
@@ -199,64 +232,10 @@ export class ConversationSession implements LineListener {
     await this.finish(end);
   }
 
-  /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
-  private async respond(round = 0, timing?: TurnTiming): Promise<void> {
-    const turn = this.voice.newTurn(timing ?? null);
-    let reply: { text: string; calls: ToolCall[] };
-    try {
-      const request = {
-        history: this.knowledgeNote ? [...this.history, this.knowledgeNote] : this.history,
-        tools: this.tools,
-        signal: turn.abort.signal,
-        model: this.options.agent.model,
-      };
-      reply = await streamReply(
-        this.options.providers.llm,
-        request,
-        (sentence) => this.voice.say(turn, sentence),
-        () => turn.timing?.firstToken(),
-      );
-      this.llmFailures = 0;
-    } catch (error) {
-      if (turn.abort.signal.aborted) return;
-      this.failures.push(`language model: ${(error as Error).message}`);
-      this.llmFailures += 1;
-      if (this.llmFailures >= MAX_LLM_FAILURES)
-        return this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');
-      this.voice.say(turn, this.phrases.fallback);
-      await turn.queued;
-      return;
-    }
-    await turn.queued;
-    if (turn.abort.signal.aborted) return;
-    if (reply.calls.length === 0) rememberSaid(turn, this.history, reply.text);
-    else await this.runTools(turn, reply.text, reply.calls, round);
-  }
-
-  private async runTools(turn: AgentTurn, text: string, calls: ToolCall[], round: number) {
-    const into = { variables: this.varsCollected, history: this.history };
-    maskSecretKeys(calls, this.keyEntries);
-    const at = this.history.length;
-    const ending = runAgentTools(
-      this.options.agent,
-      { text, calls, idPrefix: `call_${this.voice.markCount}` },
-      into,
-    );
-    // The turn's words and its tool calls: a barge-in later keeps of them what was heard.
-    turn.said = this.history[at] as AgentTurn['said'];
-    if (ending) {
-      await this.voice.playedOut(turn);
-      await this.finish(ending);
-      return;
-    }
-    // Variables recorded: the model goes on (it may have more to say, or nothing until the caller speaks).
-    if (!text && round < MAX_TOOL_ROUNDS && this.voice.turn === turn) await this.respond(round + 1);
-  }
-
   private async sayAndEnd(text: string, end: ConversationEnd) {
     if (this.ending) return;
     this.bargeIn();
-    const turn = this.voice.newTurn();
+    const turn = this.voice.lastTurn();
     this.voice.say(turn, text);
     await this.voice.playedOut(turn);
     rememberSaid(turn, this.history, text);
@@ -264,7 +243,7 @@ export class ConversationSession implements LineListener {
   }
 
   private async sttFailed(reason: string) {
-    if (this.ending) return;
+    if (this.closing) return;
     this.failures.push(reason);
     this.caller.dropStt();
     await this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');

@@ -203,7 +203,10 @@ export function CallPage() {
         {data.answered_by && (
           <div>
             <dt>Answered by</dt>
-            <dd>{data.answered_by}</dd>
+            <dd>
+              {data.answered_by}
+              {data.voicemail_left && ' (the agent left its message)'}
+            </dd>
           </div>
         )}
       </dl>

@@ -109,9 +109,6 @@ function scriptedCarrier(safetyNetMs: number, fetched: () => CarrierCallState) {
     transfer: async () => {
       throw new Error('The scripted carrier does not transfer');
     },
-    leaveMessage: async () => {
-      throw new Error('The scripted carrier does not leave messages');
-    },
   };
   return { carrier, fetches, carrierCallId };
 }

@@ -28,6 +28,7 @@ export async function handleCallEnded(
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
     SELECT c.status::text AS status, c.account_id::text AS "accountId", c.agent_id::text AS "agentId",
       c.campaign_id::text AS "campaignId", c.answered_by AS "answeredBy",
+      c.conversation_end_reason AS "conversationEnd", a.voicemail_action AS "voicemailAction",
       (SELECT e.reason FROM call_events e WHERE e.call_id = c.id AND e.status = c.status) AS "endReason",
       COALESCE(cardinality(a.notification_emails) > 0, false) AS "hasEmailAddresses",
       EXISTS (SELECT 1 FROM agent_webhooks w WHERE w.agent_id = c.agent_id AND w.enabled) AS "hasWebhooks",
@@ -42,9 +43,9 @@ export async function handleCallEnded(
   const wakeCampaign = call.campaignContact
     ? await recordCampaignCallOutcome(deps, {
         id: callId,
-        // A call an answering machine took counts as `voicemail` for the campaign (retry_on).
-        outcome: call.answeredBy === 'machine' ? 'voicemail' : call.status,
+        outcome: campaignOutcome(call),
         contact: call.campaignContact,
+        retryLater: call.answeredBy === 'machine' && call.voicemailAction === 'retry_later',
         // The carrier refused the account (the campaign paused itself): the contact waits for the resume.
         requeue: call.endReason === ACCOUNT_REFUSED_REASON,
       })
@@ -71,8 +72,19 @@ export async function handleCallEnded(
   };
 }
 
+/**
+ * A call's outcome for its campaign (retry_on): its status, or `voicemail` when an answering machine
+ * took it, `voicemail_left` when the agent left the machine its message.
+ */
+function campaignOutcome(call: Pick<CallEnd, 'status' | 'answeredBy' | 'conversationEnd'>): string {
+  if (call.answeredBy !== 'machine') return call.status;
+  return call.conversationEnd === 'voicemail_left' ? 'voicemail_left' : 'voicemail';
+}
+
 interface CallEnd {
   status: CallStatus;
+  conversationEnd: string | null;
+  voicemailAction: string | null;
   /** The reason of the call's last transition. */
   endReason: string | null;
   answeredBy: string | null;

@@ -24,6 +24,11 @@ export const ConversationSettingsSchema = z
     reminder_after_ms: z.number().int().min(2_000).max(120_000).nullable(),
     /** Reminders before the agent says goodbye and ends the call. */
     reminder_max_count: z.number().int().min(0).max(5),
+    /**
+     * What an agent that leaves voicemail messages does with its `voicemail_message`: `text` speaks it as
+     * written (its `{{variables}}` filled), `instruction` has the language model write the message by it.
+     */
+    voicemail_message_kind: z.enum(['text', 'instruction']),
   })
   .strict();
 
@@ -34,6 +39,7 @@ export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
   responsiveness: 1,
   reminder_after_ms: null,
   reminder_max_count: 1,
+  voicemail_message_kind: 'text',
 };
 
 /** What an update may hold: any of the settings. */

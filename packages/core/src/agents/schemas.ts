@@ -154,7 +154,7 @@ const WelcomeMessage = z.string().max(5000, 'must be at most 5000 characters');
 const NotificationEmails = z.array(z.email('must be an email address')).max(10, 'at most 10 addresses');
 
 /** What the agent does when an answering machine picks up (docs/telephony.md, "Voicemail"). */
-export const VOICEMAIL_ACTIONS = ['continue', 'hang_up', 'leave_message'] as const;
+export const VOICEMAIL_ACTIONS = ['continue', 'hang_up', 'leave_message', 'retry_later'] as const;
 const VoicemailAction = z.enum(VOICEMAIL_ACTIONS);
 const VoicemailMessage = z.string().max(1000, 'must be at most 1000 characters');
 /** Seconds a call rings before the carrier gives up as no answer (Twilio's Timeout: 5 to 600). */

@@ -6,7 +6,8 @@ import { flowOfCall } from '../flows/flow-agents';
 
 /**
  * A call's agent as its live conversation needs it: the prompt and welcome filled with the call's
- * variables (the agent's defaults for those the call was not given), where a transfer goes, and for a
+ * variables (the agent's defaults for those the call was not given), the message it leaves on an
+ * answering machine (null: it leaves none), where a transfer goes, and for a
  * flow agent the flow of the version the call was placed with. Null when the call does not exist or
  * has no agent (an incoming call refused for want of one).
  */
@@ -15,6 +16,7 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
   if (!call?.agent) return null;
   const { agent } = call;
   const vars = mergedVariables(agent, call.varsProvided as Record<string, string>);
+  const settings = conversationSettingsOf(agent.conversationSettings);
   return {
     agent: {
       model: agent.llmModel,
@@ -25,7 +27,14 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
       endCallEnabled: agent.endCallEnabled,
       endCallCondition: agent.endCallCondition,
       transferEnabled: agent.transferCallEnabled && transferDestination(agent) !== null,
-      ...sessionSettings(conversationSettingsOf(agent.conversationSettings)),
+      ...sessionSettings(settings),
+      voicemail:
+        agent.voicemailAction === 'leave_message'
+          ? {
+              message: fillVariables(agent.voicemailMessage, vars),
+              kind: settings.voicemail_message_kind,
+            }
+          : null,
     },
     transferTo: transferDestination(agent),
     agentType: agent.agentType,

@@ -71,6 +71,7 @@ export function toFullCall(row: CallRow, recordingUrl: string | null): FullCall 
     vars_extracted: row.varsExtracted as Record<string, string>,
     vars_collected: row.varsCollected as FullCall['vars_collected'],
     answered_by: row.answeredBy as FullCall['answered_by'],
+    voicemail_left: row.conversationEndReason === 'voicemail_left',
   };
 }
 

@@ -14,6 +14,7 @@ import { applyCarrierEvents, endCallAtCarrier, placeCall, recordCarrierCallId } 
 import type { CallRuntime } from './call-runtime';
 import { deterministicConversationEngine } from './simulated/conversation';
 import { dialCall } from './dial-call';
+import { pendingVoicemailRequests, requestVoicemailMessage } from './voicemail-requests';
 
 /**
  * Carrier failures settle; nothing hangs. Each test injects the carrier's error at one request and
@@ -30,7 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => drop?.());
 
-type Method = 'placeCall' | 'hangUp' | 'transfer' | 'leaveMessage';
+type Method = 'placeCall' | 'hangUp' | 'transfer';
 const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
 /** The simulator, with one method failing its first `times` requests as `error()` says. */
@@ -89,12 +90,34 @@ describe('the service ending a call at a transient carrier error', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it.each([
-    ['hang_up', 'hangUp'],
-    ['leave_message', 'leaveMessage'],
-  ] as const)('voicemail (%s) is asked again by the retried events and confirmed', async (action, method) => {
-    const { requests, runtime } = failingOnce(method);
-    const call = await ongoingCall(runtime, action);
+  it.each(['hang_up', 'retry_later'])(
+    'voicemail (%s) is asked again by the retried events and confirmed',
+    async (action) => {
+      const method = 'hangUp';
+      const { requests, runtime } = failingOnce(method);
+      const call = await ongoingCall(runtime, action);
+      const detected = [
+        {
+          kind: 'detected' as const,
+          answeredBy: 'machine' as const,
+          carrierCallId: call.carrierCallId!,
+          at: new Date().toISOString(),
+        },
+      ];
+      await expect(applyCarrierEvents(runtime, call.id, detected)).rejects.toThrow('ECONNRESET');
+      await applyCarrierEvents(runtime, call.id, detected);
+      expect(requests).toEqual([method, method]);
+      const confirmed = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+      expect(confirmed.serviceEndReason).toBe('agent_hangup');
+      expect(confirmed.serviceEndConfirmedAt).toBeInstanceOf(Date);
+    },
+  );
+});
+
+describe('an answering machine met by an agent that leaves a message', () => {
+  it('asks the live conversation once, and the carrier nothing; a stored conversation is not asked', async () => {
+    const { requests, runtime } = failingOnce('hangUp');
+    const call = await ongoingCall(runtime, 'leave_message');
     const detected = [
       {
         kind: 'detected' as const,
@@ -103,12 +126,26 @@ describe('the service ending a call at a transient carrier error', () => {
         at: new Date().toISOString(),
       },
     ];
-    await expect(applyCarrierEvents(runtime, call.id, detected)).rejects.toThrow('ECONNRESET');
     await applyCarrierEvents(runtime, call.id, detected);
-    expect(requests).toEqual([method, method]);
-    const confirmed = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
-    expect(confirmed.serviceEndReason).toBe('agent_hangup');
-    expect(confirmed.serviceEndConfirmedAt).toBeInstanceOf(Date);
+    const asked = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(asked.voicemailRequestedAt).toBeInstanceOf(Date);
+    expect(asked).toMatchObject({ answeredBy: 'machine', serviceEndReason: null, status: 'ongoing' });
+    // The retried step (the same events again) keeps the first request's time.
+    clock.advance(1_000);
+    await applyCarrierEvents(runtime, call.id, detected);
+    const again = await deps.db.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(again.voicemailRequestedAt).toEqual(asked.voicemailRequestedAt);
+    expect(await pendingVoicemailRequests(deps, [call.id, randomUUID()])).toEqual([call.id]);
+    expect(requests).toEqual([]);
+
+    await deps.db.call.update({ where: { id: call.id }, data: { conversationEndedAt: new Date() } });
+    expect(await pendingVoicemailRequests(deps, [call.id])).toEqual([]);
+    const later = await ongoingCall(runtime, 'leave_message');
+    await deps.db.call.update({ where: { id: later.id }, data: { conversationEndedAt: new Date() } });
+    expect(await requestVoicemailMessage(deps, later.id)).toBe(false);
+    expect(
+      (await deps.db.call.findUniqueOrThrow({ where: { id: later.id } })).voicemailRequestedAt,
+    ).toBeNull();
   });
 });
 

@@ -9,7 +9,8 @@ export interface TranscriptEntry {
 }
 
 /** How a live conversation ended: on its own, by the agent, by the caller, or handed to a person. */
-export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred';
+/** `voicemail_left`: the agent's message, spoken whole to an answering machine after its beep. */
+export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred' | 'voicemail_left';
 
 /**
  * How long one answer of the agent took, step by step, each in ms from the call's start (the transcript's

@@ -23,3 +23,4 @@ export * from './incoming-calls';
 export * from './recording-store';
 export * from './call-agent';
 export * from './flow-test-call';
+export * from './voicemail-requests';

@@ -155,6 +155,11 @@ export const FullCall = LightweightCall.omit({ summary: true }).extend({
    * detection says (agents with a voicemail action); null when it was not asked or nobody answered.
    */
   answered_by: z.enum(['human', 'machine', 'unknown']).nullable(),
+  /**
+   * Extension (docs/telephony.md, "Voicemail"): the agent left an answering machine its message, spoken
+   * whole after the beep (agents with `voicemail_action` leave_message).
+   */
+  voicemail_left: z.boolean(),
 });
 export type FullCall = z.infer<typeof FullCall>;
 

@@ -3,7 +3,8 @@ import type { CoreDeps } from '../deps';
 
 /**
  * A campaign call's end, recorded on its contact (once) with its outcome (the call's status, or
- * `voicemail` when an answering machine took it): retried later when the policy says so,
+ * `voicemail` when an answering machine took it, `voicemail_left` when the agent left it a message):
+ * retried later when the policy says so (or the agent, `retry_later` on voicemail),
  * otherwise completed with the outcome. `requeue`: the call failed for a reason of the service's, not
  * the contact's (the carrier refused the account): the contact goes back to the queue whatever the
  * policy, unless the campaign was canceled. Runs in the call-end step, which reads the contact with the
@@ -12,7 +13,14 @@ import type { CoreDeps } from '../deps';
  */
 export async function recordCampaignCallOutcome(
   { db, clock }: CoreDeps,
-  call: { id: string; outcome: string; contact: ContactAtCallEnd; requeue?: boolean },
+  call: {
+    id: string;
+    outcome: string;
+    contact: ContactAtCallEnd;
+    requeue?: boolean;
+    /** Retried whatever the policy's `retry_on` (an agent set to `retry_later` on voicemail). */
+    retryLater?: boolean;
+  },
 ): Promise<boolean> {
   const { contact } = call;
   if (contact.lastCallId !== call.id) return false;
@@ -23,7 +31,7 @@ export async function recordCampaignCallOutcome(
   const retry =
     contact.campaignStatus !== 'canceled' &&
     (call.requeue ||
-      (contact.retryOn.includes(call.outcome) &&
+      ((call.retryLater || contact.retryOn.includes(call.outcome)) &&
         contact.attempts < contact.maxAttempts &&
         (!contact.endAt || nextAttemptAt < new Date(contact.endAt))));
   // The outcome and the wake-up flag in one statement.

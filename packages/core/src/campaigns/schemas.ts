@@ -13,9 +13,10 @@ export const CAMPAIGN_STATUSES = [
 export const CONTACT_STATES = ['queued', 'calling', 'completed', 'skipped_dnc', 'canceled'] as const;
 /**
  * Outcomes a retry policy may retry: a call nobody answered, or one an answering machine took (with
- * an agent that detects machines); a call a person answered is never redialed.
+ * an agent that detects machines: `voicemail`, or `voicemail_left` once the agent left its message); a
+ * call a person answered is never redialed.
  */
-export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'error', 'voicemail'] as const;
+export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'error', 'voicemail', 'voicemail_left'] as const;
 export const MAX_CONTACTS_PER_REQUEST = 10_000;
 
 const Timezone = z.string().refine(isValidTimezone, 'must be an IANA timezone, e.g. America/New_York');

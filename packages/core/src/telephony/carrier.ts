@@ -35,8 +35,6 @@ export interface Carrier {
   hangUp(carrierCallId: string, now: Date): Promise<void>;
   /** Hands a connected call over to another number and leaves it (Twilio: redirects it to `<Dial>`). */
   transfer(carrierCallId: string, destination: string, now: Date): Promise<void>;
-  /** Speaks a message, then hangs up: a voicemail left after the beep (Twilio: `<Say>` then `<Hangup>`). */
-  leaveMessage(carrierCallId: string, message: { text: string; language: string }, now: Date): Promise<void>;
 }
 
 export interface PlacedCall {

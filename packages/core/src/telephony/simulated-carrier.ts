@@ -229,6 +229,5 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     findPlacedCalls: async () => [],
     hangUp: endByService,
     transfer: (carrierCallId, _destination, now) => endByService(carrierCallId, now),
-    leaveMessage: (carrierCallId, _message, now) => endByService(carrierCallId, now),
   };
 }

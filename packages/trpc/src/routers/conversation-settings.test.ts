@@ -31,12 +31,18 @@ describe('agents.conversationSettings', () => {
       responsiveness: 1,
       reminder_after_ms: null,
       reminder_max_count: 1,
+      voicemail_message_kind: 'text',
     };
     expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual(defaults);
     expect(
       await dashboard.agents.setConversationSettings({ agent_id: agentId, interruption_sensitivity: 0.8 }),
     ).toEqual({ ...defaults, interruption_sensitivity: 0.8 });
-    for (const bad of [{ reminder_after_ms: 500 }, { reminder_max_count: 9 }, { responsiveness: 2 }])
+    for (const bad of [
+      { reminder_after_ms: 500 },
+      { reminder_max_count: 9 },
+      { responsiveness: 2 },
+      { voicemail_message_kind: 'prompt' as 'text' },
+    ])
       expect(
         (await failure(dashboard.agents.setConversationSettings({ agent_id: agentId, ...bad }))).code,
       ).toBe('BAD_REQUEST');
@@ -74,6 +80,11 @@ describe('agents.conversationSettings', () => {
       responsiveness: 0.4,
       reminder_after_ms: 6_000,
       reminder_max_count: 2,
+      voicemail_message_kind: 'instruction',
+    });
+    await deps.db.agent.update({
+      where: { id: agentId },
+      data: { voicemailAction: 'leave_message', voicemailMessage: 'Ask {{name}} to call back.' },
     });
     const call = await deps.db.call.create({
       data: {
@@ -83,6 +94,7 @@ describe('agents.conversationSettings', () => {
         fromNumber: '+14155550100',
         toNumber: '+14155550101',
         status: 'ongoing',
+        varsProvided: { name: 'Dana' },
       },
     });
     expect((await loadCallAgent(deps, call.id))!.agent).toMatchObject({
@@ -90,6 +102,7 @@ describe('agents.conversationSettings', () => {
       responsiveness: 0.4,
       reminderAfterMs: 6_000,
       reminderMaxCount: 2,
+      voicemail: { message: 'Ask Dana to call back.', kind: 'instruction' },
     });
   });
 });

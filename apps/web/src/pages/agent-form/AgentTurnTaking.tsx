@@ -77,6 +77,18 @@ export function AgentTurnTaking({ agentId }: { agentId: string }) {
             onChange={(event) => change({ reminder_max_count: Number(event.target.value) })}
           />
         </label>
+        <label>
+          Voicemail message (agents that leave one on an answering machine)
+          <select
+            value={value.voicemail_message_kind}
+            onChange={(event) =>
+              change({ voicemail_message_kind: event.target.value as Settings['voicemail_message_kind'] })
+            }
+          >
+            <option value="text">spoken as written</option>
+            <option value="instruction">an instruction: the model writes the message</option>
+          </select>
+        </label>
         <div className="actions">
           <button type="submit" className="secondary" disabled={save.isPending || draft === null}>
             Save turn-taking

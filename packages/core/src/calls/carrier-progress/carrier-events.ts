@@ -6,6 +6,7 @@ import { advance, awaitingEvents, later, type CallProgress } from './call-progre
 import { endAsKept, endWhenHeard } from './conversation-wait';
 import { afterDial } from './place-call';
 import { endByService } from './service-end';
+import { requestVoicemailMessage } from '../voicemail-requests';
 
 /** Asks the carrier where the call stands and records every transition since the last look. */
 export function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
@@ -123,23 +124,20 @@ async function applyEvents(
 }
 
 /**
- * An answering machine took the call (the carrier's detection waited for the end of its greeting):
- * the agent hangs up, or leaves its message after the beep, as it is set to. Either way the agent
- * ended the call.
+ * An answering machine took the call (the carrier's detection waited for the end of its greeting, at
+ * the beep), as the agent is set to meet one: `hang_up` and `retry_later` hang up (the agent ended the
+ * call); `leave_message` asks the call's live conversation to speak the agent's message in its own
+ * voice, then hang up (voicemail-requests.ts); `continue` lets the conversation go on.
  */
 async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCallId: string): Promise<void> {
   const agent = await deps.db.agent.findUniqueOrThrow({
     where: { id: call.agentId ?? '' },
-    select: { voicemailAction: true, voicemailMessage: true, language: true },
+    select: { voicemailAction: true },
   });
   if (agent.voicemailAction === 'continue') return;
-  await endByService(deps, call, 'agent_hangup', (now) =>
-    agent.voicemailAction === 'leave_message'
-      ? deps.carrier.leaveMessage(
-          carrierCallId,
-          { text: agent.voicemailMessage, language: agent.language },
-          now,
-        )
-      : deps.carrier.hangUp(carrierCallId, now),
-  );
+  if (agent.voicemailAction === 'leave_message') {
+    await requestVoicemailMessage(deps, call.id);
+    return;
+  }
+  await endByService(deps, call, 'agent_hangup', (now) => deps.carrier.hangUp(carrierCallId, now));
 }

@@ -11,8 +11,8 @@ import { afterDial } from './place-call';
  * A call that has ended, or that the service is already ending otherwise, is left as it is.
  *
  * Crash windows: between the claim and the request, and between the carrier's answer and its record, a
- * retried activity finds its own unconfirmed claim and asks again (hanging up, redirecting or leaving a
- * message twice changes nothing more at the carrier). A request the carrier refuses (the call ended
+ * retried activity finds its own unconfirmed claim and asks again (hanging up or redirecting twice
+ * changes nothing more at the carrier). A request the carrier refuses (the call ended
  * meanwhile, a transfer of a call no longer connected) is given up, and a first request's claim with
  * it, so the call ends as the carrier reports; a repeated request's claim stays, since the first may
  * have been carried out.

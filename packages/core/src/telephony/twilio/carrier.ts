@@ -9,7 +9,7 @@ import {
 } from '../carrier';
 import { endedOutcome } from './status-callback';
 import { twilioClient, type TwilioAccount } from './client';
-import { dialTwiml, sayThenHangUpTwiml, streamTwiml } from './twiml';
+import { dialTwiml, streamTwiml } from './twiml';
 
 export * from './client';
 
@@ -202,10 +202,6 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
 
     async transfer(carrierCallId, destination) {
       await update(carrierCallId, { twiml: dialTwiml(destination) });
-    },
-
-    async leaveMessage(carrierCallId, message) {
-      await update(carrierCallId, { twiml: sayThenHangUpTwiml(message.text, message.language) });
     },
   };
 }

@@ -1,0 +1,100 @@
+import type { ConversationEnd, TranscriptEntry } from '@voice/core';
+import type { LlmMessage, LlmTool } from '@voice/providers';
+import { rememberSaid, type AgentTurn } from './agent-turn';
+import type { AgentVoice } from './agent-voice';
+import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
+import { maskSecretKeys } from './keypad';
+import { streamReply } from './model-reply';
+import type { ConversationOptions } from './options';
+import type { Phrases } from './phrases';
+import type { TurnTiming } from './turn-timing';
+
+/** The model failing this many turns in a row ends the call. */
+const MAX_LLM_FAILURES = 2;
+/** Tool round trips the model may chain (collect_variable) before it must speak. */
+const MAX_TOOL_ROUNDS = 4;
+
+/** What a prompt agent's turns share with their conversation. */
+export interface ModelTurnContext {
+  options: ConversationOptions;
+  voice: AgentVoice;
+  history: LlmMessage[];
+  failures: string[];
+  varsCollected: CollectedVariables;
+  /** The keys the caller entered, as the transcript keeps them (a secret's masked once known). */
+  keyEntries: { entry: TranscriptEntry; keys: string }[];
+  phrases: Phrases;
+  sayAndEnd(text: string, end: ConversationEnd): Promise<void>;
+  finish(end: ConversationEnd): Promise<unknown>;
+}
+
+/**
+ * A prompt agent's turns: the model's answer spoken sentence by sentence as it streams, then the tools
+ * it called (end the call, transfer it, collect variables). A failing model is apologised for once;
+ * failing again in a row, it ends the call.
+ */
+export class ModelTurns {
+  /** What the agent's knowledge bases hold on the caller's last words, for the next answer. */
+  knowledgeNote: LlmMessage | null = null;
+  private readonly tools: LlmTool[];
+  private failuresInARow = 0;
+
+  constructor(private readonly context: ModelTurnContext) {
+    this.tools = conversationTools(context.options.agent);
+  }
+
+  /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
+  async respond(round = 0, timing?: TurnTiming): Promise<void> {
+    const { voice, history, options } = this.context;
+    const turn = voice.newTurn(timing ?? null);
+    let reply: { text: string; calls: ToolCall[] };
+    try {
+      const request = {
+        history: this.knowledgeNote ? [...history, this.knowledgeNote] : history,
+        tools: this.tools,
+        signal: turn.abort.signal,
+        model: options.agent.model,
+      };
+      reply = await streamReply(
+        options.providers.llm,
+        request,
+        (sentence) => voice.say(turn, sentence),
+        () => turn.timing?.firstToken(),
+      );
+      this.failuresInARow = 0;
+    } catch (error) {
+      if (turn.abort.signal.aborted) return;
+      this.context.failures.push(`language model: ${(error as Error).message}`);
+      this.failuresInARow += 1;
+      if (this.failuresInARow >= MAX_LLM_FAILURES)
+        return this.context.sayAndEnd(this.context.phrases.technicalGoodbye, 'agent_hangup');
+      voice.say(turn, this.context.phrases.fallback);
+      await turn.queued;
+      return;
+    }
+    await turn.queued;
+    if (turn.abort.signal.aborted) return;
+    if (reply.calls.length === 0) rememberSaid(turn, history, reply.text);
+    else await this.runTools(turn, reply.text, reply.calls, round);
+  }
+
+  private async runTools(turn: AgentTurn, text: string, calls: ToolCall[], round: number) {
+    const { voice, history, options } = this.context;
+    maskSecretKeys(calls, this.context.keyEntries);
+    const at = history.length;
+    const ending = runAgentTools(
+      options.agent,
+      { text, calls, idPrefix: `call_${voice.markCount}` },
+      { variables: this.context.varsCollected, history },
+    );
+    // The turn's words and its tool calls: a barge-in later keeps of them what was heard.
+    turn.said = history[at] as AgentTurn['said'];
+    if (ending) {
+      await voice.playedOut(turn);
+      await this.context.finish(ending);
+      return;
+    }
+    // Variables recorded: the model goes on (it may have more to say, or nothing until the caller speaks).
+    if (!text && round < MAX_TOOL_ROUNDS && voice.turn === turn) await this.respond(round + 1);
+  }
+}
