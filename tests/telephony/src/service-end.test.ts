@@ -95,62 +95,40 @@ describe('the service ending Twilio calls', () => {
     expect((await stack.getCall(callId)).answered_by).toBe('machine');
   });
 
-  it('a campaign retries a contact an answering machine took, as its policy says', async () => {
-    await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'hang_up' });
-    const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
-    const campaign = await client.campaigns.create.mutate({
-      name: 'Voicemail retries',
-      agent_id: stack.seeded.agent.id,
-      from_numbers: ['+14155550180'],
-      retry_policy: { retry_on: ['voicemail'], max_attempts: 2, delay_seconds: 0 },
-      contacts: [{ to_number: MACHINE }],
-    });
-    await waitFor(
-      'the campaign to complete',
-      60_000,
-      async () =>
-        (await client.campaigns.get.query({ campaign_id: campaign.campaign_id })).status === 'completed',
-      { detail: () => stack.output() },
-    );
-    const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
-      where: { campaignId: campaign.campaign_id },
-    });
-    expect(contact).toMatchObject({ attempts: 2, lastOutcome: 'voicemail', state: 'completed' });
-    const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
-    expect(dialed).toHaveLength(before + 2);
-    expect(dialed.slice(before).map((call) => call.updates)).toEqual([
-      [{ Status: 'completed' }],
-      [{ Status: 'completed' }],
-    ]);
-  });
-
-  it('an agent set to retry later hangs up at the beep, and its campaign redials whatever retry_on says', async () => {
-    await configure({ agent_id: stack.seeded.agent.id, voicemail_action: 'retry_later' });
-    const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
-    const campaign = await client.campaigns.create.mutate({
-      name: 'Voicemail later',
-      agent_id: stack.seeded.agent.id,
-      from_numbers: ['+14155550180'],
-      retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 0 },
-      contacts: [{ to_number: MACHINE }],
-    });
-    await waitFor(
-      'the campaign to complete',
-      60_000,
-      async () =>
-        (await client.campaigns.get.query({ campaign_id: campaign.campaign_id })).status === 'completed',
-      { detail: () => stack.output() },
-    );
-    const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
-      where: { campaignId: campaign.campaign_id },
-    });
-    expect(contact).toMatchObject({ attempts: 2, lastOutcome: 'voicemail', state: 'completed' });
-    const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
-    expect(dialed.slice(before).map((call) => call.updates)).toEqual([
-      [{ Status: 'completed' }],
-      [{ Status: 'completed' }],
-    ]);
-  });
+  it.each([
+    ['hang_up', ['voicemail'], 2],
+    ['hang_up', ['busy'], 1],
+    // Retried whatever retry_on says.
+    ['retry_later', ['busy'], 2],
+  ] as const)(
+    'a campaign of an agent set to %s on voicemail, retrying on %j, dials a machine %i times',
+    async (voicemail_action, retry_on, attempts) => {
+      await configure({ agent_id: stack.seeded.agent.id, voicemail_action });
+      const before = stack.emulator.calls().filter((call) => call.to === MACHINE).length;
+      const campaign = await client.campaigns.create.mutate({
+        name: `Voicemail ${voicemail_action} ${retry_on.join()}`,
+        agent_id: stack.seeded.agent.id,
+        from_numbers: ['+14155550180'],
+        retry_policy: { retry_on: [...retry_on], max_attempts: 2, delay_seconds: 0 },
+        contacts: [{ to_number: MACHINE }],
+      });
+      await waitFor(
+        'the campaign to complete',
+        60_000,
+        async () =>
+          (await client.campaigns.get.query({ campaign_id: campaign.campaign_id })).status === 'completed',
+        { detail: () => stack.output() },
+      );
+      const contact = await stack.deps.db.campaignContact.findFirstOrThrow({
+        where: { campaignId: campaign.campaign_id },
+      });
+      expect(contact).toMatchObject({ attempts, lastOutcome: 'voicemail', state: 'completed' });
+      const dialed = stack.emulator.calls().filter((call) => call.to === MACHINE);
+      expect(dialed.slice(before).map((call) => call.updates)).toEqual(
+        Array.from({ length: attempts }, () => [{ Status: 'completed' }]),
+      );
+    },
+  );
 
   it('a person who answers is left to the conversation, recorded as answered by a human', async () => {
     const callId = await stack.dial('+14155550126');
