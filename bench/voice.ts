@@ -6,8 +6,8 @@
 // providers' time from the caller's final transcript to the first frame of the answer (p50, p95, p99), how late the 20 ms
 // frame clock ran, and the process's RSS. A bare WebSocket pacer under the same streams (voice-bare.ts)
 // is the baseline the overhead is compared with. Each level runs with the callers' voice activity
-// detection off and on (BENCH_VOICE_VAD, `off,on` by default): its CPU per call-second, and what that does
-// to the calls one media process holds.
+// detection off, on, and on with the agent's noise suppression (BENCH_VOICE_VAD, `off,on,on+noise` by
+// default): the CPU per call-second of each, and what that does to the calls one media process holds.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,8 +28,13 @@ const LEVELS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300').split(',').ma
 /** Which lines each level runs: Twilio media streams (`phone`), browsers' web calls (`web`). */
 const LINES = (process.env.BENCH_VOICE_LINES ?? 'phone,web').split(',') as Line[];
 type Line = 'phone' | 'web';
-/** Voice activity detection on the callers' audio, off then on: its cost is the difference. */
-const VAD_SETTINGS = (process.env.BENCH_VOICE_VAD ?? 'off,on').split(',') as ('on' | 'off')[];
+/**
+ * Voice activity detection on the callers' audio, off then on, then on with noise suppression (RNNoise,
+ * an agent setting): each one's cost is its difference from the first.
+ */
+type Listening = 'off' | 'on' | 'on+noise';
+const VAD_SETTINGS = (process.env.BENCH_VOICE_VAD ?? 'off,on,on+noise').split(',') as Listening[];
+const vadEnv = (listening: Listening) => ({ VOICE_ACTIVITY_DETECTION: listening === 'off' ? 'off' : 'on' });
 /** Fixed provider delays: the model's first words, speech synthesis's audio, speech-to-text's final result. */
 const LLM_LATENCY_MS = 300;
 const TTS_LATENCY_MS = 150;
@@ -80,12 +85,7 @@ const env = {
   // e.g. `--cpu-prof --cpu-prof-dir=/tmp/media-profile` to see where the media server spends its time.
   ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
 };
-let media = await startMedia(
-  'media',
-  { ...env, VOICE_ACTIVITY_DETECTION: VAD_SETTINGS[0]! },
-  mediaPort,
-  'compiled',
-);
+let media = await startMedia('media', { ...env, ...vadEnv(VAD_SETTINGS[0]!) }, mediaPort, 'compiled');
 // From here on the benchmark's own process (every simulated caller, the provider emulators) runs at a
 // lower priority than the media server: on a machine with few cores the figure is the media server's
 // own, not the share of the cores the callers leave it (in service, callers are on other machines).
@@ -328,15 +328,19 @@ console.log(
 );
 const results: (Awaited<ReturnType<typeof level>> & {
   baseline: Awaited<ReturnType<typeof bare>>;
-  vad: 'on' | 'off';
+  vad: Listening;
 })[] = [];
 const baselines = new Map<number, Awaited<ReturnType<typeof bare>>>();
 try {
   for (const [index, vad] of VAD_SETTINGS.entries()) {
     if (index > 0) {
       await media.stop();
-      media = await startMedia('media', { ...env, VOICE_ACTIVITY_DETECTION: vad }, mediaPort, 'compiled');
+      media = await startMedia('media', { ...env, ...vadEnv(vad) }, mediaPort, 'compiled');
     }
+    await db.agent.update({
+      where: { id: agent.id },
+      data: { conversationSettings: { noise_suppression: vad === 'on+noise' } },
+    });
     console.log(
       `voice activity detection ${vad}: media RSS idle after start ${rssMb(media.pid).toFixed(0)} MB`,
     );
@@ -380,18 +384,23 @@ for (const vad of VAD_SETTINGS) {
     .map((result) => `${result.calls} ${result.line}`);
   console.log(`VAD ${vad}: levels with no frame late by more than 40 ms: ${sustained.join(', ') || 'none'}`);
 }
-// What voice activity detection costs: the media process's CPU per call-second with it and without, and
-// the calls one core would hold at each (the CPU bound alone; the frame clock's lateness is the other).
+// What voice activity detection (and noise suppression with it) costs: the media process's CPU per
+// call-second against the run without either, and the calls one core would hold at each (the CPU bound
+// alone; the frame clock's lateness is the other).
 for (const line of LINES)
   for (const calls of LEVELS) {
-    const [off, on] = (['off', 'on'] as const).map((vad) =>
-      results.find((r) => r.vad === vad && r.line === line && r.calls === calls),
-    );
-    if (!off || !on) continue;
-    const [offMs, onMs] = [off, on].map((r) => (r.cores.media * 1000) / calls) as [number, number];
-    console.log(
-      `${calls} ${line} calls: media CPU per call-second ${offMs.toFixed(2)} ms without VAD, ${onMs.toFixed(2)} ms with ` +
-        `(VAD ${(onMs - offMs).toFixed(2)} ms, ratio ${(onMs / offMs).toFixed(2)}); calls a core holds by CPU: ` +
-        `${(1000 / offMs).toFixed(0)} without, ${(1000 / onMs).toFixed(0)} with`,
-    );
+    const of = (vad: Listening) => results.find((r) => r.vad === vad && r.line === line && r.calls === calls);
+    const off = of('off');
+    if (!off) continue;
+    const offMs = (off.cores.media * 1000) / calls;
+    for (const vad of ['on', 'on+noise'] as const) {
+      const run = of(vad);
+      if (!run) continue;
+      const ms = (run.cores.media * 1000) / calls;
+      console.log(
+        `${calls} ${line} calls: media CPU per call-second ${offMs.toFixed(2)} ms without VAD, ${ms.toFixed(2)} ms with VAD ${vad} ` +
+          `(${(ms - offMs).toFixed(2)} ms more, ratio ${(ms / offMs).toFixed(2)}); calls a core holds by CPU: ` +
+          `${(1000 / offMs).toFixed(0)} without, ${(1000 / ms).toFixed(0)} with`,
+      );
+    }
   }

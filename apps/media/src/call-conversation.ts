@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { storeFinishedConversation } from './finished-conversation';
 import type { MediaMetrics } from './metrics';
 import { ConversationSession } from './conversation/session';
+import type { NoiseSuppression } from './listening/noise-suppression';
 import type { SileroVad } from './listening/silero-vad';
 import type { SessionLimits, SessionProviders } from './conversation/options';
 import type { SessionFlow } from './conversation/flow-director';
@@ -60,6 +61,7 @@ export async function startCallConversation(
     metrics: MediaMetrics;
     webCalls: Set<string>;
     vad: SileroVad | null;
+    noise: NoiseSuppression | null;
     voicemail: VoicemailRequests;
   },
 ): Promise<{ refused: string } | undefined> {
@@ -106,6 +108,7 @@ export async function startCallConversation(
       : {}),
     providers: deps.providers,
     vad: running.vad,
+    noise: running.noise,
     limits: deps.limits,
     async ended(result) {
       try {

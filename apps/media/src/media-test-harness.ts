@@ -163,6 +163,8 @@ export function mediaTestHarness() {
     language?: string;
     /** The message left on an answering machine (voicemail_action leave_message); none unless given. */
     voicemail?: { message: string; kind?: 'text' | 'instruction' };
+    /** Dashboard settings (agents.conversation_settings); the defaults unless given. */
+    settings?: Record<string, unknown>;
   }) {
     await deps.db.agent.update({
       where: { id: agentId },
@@ -173,7 +175,10 @@ export function mediaTestHarness() {
         llmModel: agent.llmModel ?? null,
         voicemailAction: agent.voicemail ? 'leave_message' : 'continue',
         voicemailMessage: agent.voicemail?.message ?? '',
-        conversationSettings: agent.voicemail?.kind ? { voicemail_message_kind: agent.voicemail.kind } : {},
+        conversationSettings: {
+          ...agent.settings,
+          ...(agent.voicemail?.kind ? { voicemail_message_kind: agent.voicemail.kind } : {}),
+        },
       },
     });
     const call = await deps.db.call.create({

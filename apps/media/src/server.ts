@@ -5,6 +5,7 @@ import { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from '@voice/core';
 import { WebSocketServer } from 'ws';
 import { startCallConversation, type CallConversationDeps } from './call-conversation';
 import type { ConversationSession } from './conversation/session';
+import { NoiseSuppression } from './listening/noise-suppression';
 import { SileroVad } from './listening/silero-vad';
 import { mediaMetrics } from './metrics';
 import { FrameClock } from './transport/frame-clock';
@@ -58,6 +59,11 @@ export async function startMediaServer(
           );
           return null;
         });
+  // Noise suppression, for the agents that have it on; without it, their callers are heard as they come.
+  const noise = await NoiseSuppression.load().catch((error: unknown) => {
+    deps.logger.error({ err: error }, 'noise suppression is unavailable: callers are heard unfiltered');
+    return null;
+  });
   const metrics = mediaMetrics(() => sessions.size, vad);
   clock.onTick = (lateMs, lines) => {
     metrics.tickLateness.observe(lateMs);
@@ -76,7 +82,7 @@ export async function startMediaServer(
   });
   const voicemail = new VoicemailRequests(deps);
   if (deps.databaseUrl) await voicemail.listen(deps.databaseUrl);
-  const running = { sessions, metrics, webCalls: new Set<string>(), vad, voicemail };
+  const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).
   const heartbeat = setInterval(() => {

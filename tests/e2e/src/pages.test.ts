@@ -93,13 +93,14 @@ describe('agents', () => {
     expect(duration).toBeGreaterThan(1);
   });
 
-  it("sets an agent's turn-taking: interruption sensitivity, reminders and its voicemail message's kind, the rest kept at their defaults", async () => {
+  it("sets an agent's turn-taking: interruption sensitivity, reminders, noise suppression and its voicemail message's kind, the rest kept at their defaults", async () => {
     await page.goto(`/app/agents/${DEMO.agentId}`);
     const turnTaking = page.getByRole('region', { name: 'Turn-taking' });
     await turnTaking.getByLabel(/^Interruption sensitivity/).fill('0.7');
     await turnTaking.getByLabel(/^Remind a silent caller after/).fill('6');
     await turnTaking.getByLabel('Reminders before the agent says goodbye').fill('2');
     await turnTaking.getByLabel(/^Voicemail message/).selectOption('instruction');
+    await turnTaking.getByLabel("Noise suppression on the caller's audio").check();
     await turnTaking.getByRole('button', { name: 'Save turn-taking' }).click();
     await turnTaking.getByRole('status').getByText('Saved.').waitFor();
     expect(
@@ -110,6 +111,7 @@ describe('agents', () => {
       reminder_after_ms: 6_000,
       reminder_max_count: 2,
       voicemail_message_kind: 'instruction',
+      noise_suppression: true,
     });
     await db().agent.update({ where: { id: DEMO.agentId }, data: { conversationSettings: {} } });
   });

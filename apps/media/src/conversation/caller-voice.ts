@@ -1,3 +1,4 @@
+import type { CallDenoiser } from '../listening/noise-suppression';
 import { VoiceActivity } from '../listening/voice-activity';
 import type { SileroVad } from '../listening/silero-vad';
 import { CallerAudio } from './caller-audio';
@@ -25,7 +26,8 @@ export interface CallerEvents extends InterruptionHost {
 }
 
 /**
- * The caller's side of a conversation: their audio to speech-to-text and to voice activity detection,
+ * The caller's side of a conversation: their audio (denoised, for an agent with noise suppression on)
+ * to speech-to-text and to voice activity detection,
  * and from both, when they started to speak, what they said, and whether they are interrupting the agent
  * (interruptions.ts). Without a voice activity model (none loaded, or it failed), the recognised words
  * alone interrupt the agent.
@@ -37,6 +39,8 @@ export class CallerVoice {
   startedAt: number | null = null;
   private readonly audio = new CallerAudio();
   private activity: VoiceActivity | null;
+  /** The agent's noise suppression, when it has it on. */
+  private readonly denoiser: CallDenoiser | null;
 
   constructor(
     private readonly options: ConversationOptions,
@@ -45,6 +49,7 @@ export class CallerVoice {
     this.interruptions = new Interruptions(events, minSpeechMsFor(options.agent.interruptionSensitivity));
     this.turnEnd = new EndOfTurn({ ended: events.said }, options.agent.responsiveness ?? 1);
     this.activity = options.vad ? this.listenFor(options.vad) : null;
+    this.denoiser = options.agent.noiseSuppression ? (options.noise?.forCall() ?? null) : null;
   }
 
   /** Opens speech-to-text; throws when it cannot be opened. */
@@ -68,8 +73,9 @@ export class CallerVoice {
   }
 
   hear(audio: Buffer): void {
-    this.audio.hear(audio);
-    this.activity?.hear(audio);
+    const heard = this.denoiser ? this.denoiser.process(audio) : audio;
+    this.audio.hear(heard);
+    this.activity?.hear(heard);
   }
 
   /** Speech-to-text failed: nothing more is sent to it. */
@@ -79,6 +85,7 @@ export class CallerVoice {
 
   async close(): Promise<void> {
     this.activity?.close();
+    this.denoiser?.close();
     this.interruptions.close();
     this.turnEnd.close();
     await this.audio.stt?.close();

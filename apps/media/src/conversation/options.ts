@@ -1,5 +1,6 @@
 import type { ConversationResult } from '@voice/core';
 import type { LanguageModel, SpeechToText, TextToSpeech } from '@voice/providers';
+import type { NoiseSuppression } from '../listening/noise-suppression';
 import type { SileroVad } from '../listening/silero-vad';
 import type { SessionFlow } from './flow-director';
 
@@ -23,6 +24,8 @@ export interface SessionAgent {
   reminderAfterMs?: number | null;
   /** Reminders before the goodbye (none when absent). */
   reminderMaxCount?: number;
+  /** Noise suppression on the caller's audio (where the process has it loaded); off when absent. */
+  noiseSuppression?: boolean;
   /** The message left on an answering machine after its beep; null or absent: none. */
   voicemail?: SessionVoicemail | null;
 }
@@ -64,6 +67,8 @@ export interface ConversationOptions {
   providers: SessionProviders;
   /** The process's voice activity model, which hears the caller interrupting; without it, the words alone do. */
   vad?: SileroVad | null;
+  /** The process's noise suppression, for agents that have it on. */
+  noise?: NoiseSuppression | null;
   limits: SessionLimits;
   /**
    * Where the conversation's end goes: stored, then the carrier asked to end the call as the result says

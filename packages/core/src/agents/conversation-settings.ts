@@ -29,6 +29,11 @@ export const ConversationSettingsSchema = z
      * written (its `{{variables}}` filled), `instruction` has the language model write the message by it.
      */
     voicemail_message_kind: z.enum(['text', 'instruction']),
+    /**
+     * Noise suppression (RNNoise) on the caller's audio before voice activity detection and
+     * speech-to-text: fewer pauses for noise around the caller, for some CPU on the media server.
+     */
+    noise_suppression: z.boolean(),
   })
   .strict();
 
@@ -40,6 +45,7 @@ export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
   reminder_after_ms: null,
   reminder_max_count: 1,
   voicemail_message_kind: 'text',
+  noise_suppression: false,
 };
 
 /** What an update may hold: any of the settings. */

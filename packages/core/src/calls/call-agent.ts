@@ -53,5 +53,6 @@ function sessionSettings(settings: ConversationSettings) {
     responsiveness: settings.responsiveness,
     reminderAfterMs: settings.reminder_after_ms,
     reminderMaxCount: settings.reminder_max_count,
+    noiseSuppression: settings.noise_suppression,
   };
 }

@@ -32,6 +32,7 @@ describe('agents.conversationSettings', () => {
       reminder_after_ms: null,
       reminder_max_count: 1,
       voicemail_message_kind: 'text',
+      noise_suppression: false,
     };
     expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual(defaults);
     expect(
@@ -81,6 +82,7 @@ describe('agents.conversationSettings', () => {
       reminder_after_ms: 6_000,
       reminder_max_count: 2,
       voicemail_message_kind: 'instruction',
+      noise_suppression: true,
     });
     await deps.db.agent.update({
       where: { id: agentId },
@@ -102,6 +104,7 @@ describe('agents.conversationSettings', () => {
       responsiveness: 0.4,
       reminderAfterMs: 6_000,
       reminderMaxCount: 2,
+      noiseSuppression: true,
       voicemail: { message: 'Ask Dana to call back.', kind: 'instruction' },
     });
   });

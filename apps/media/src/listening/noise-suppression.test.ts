@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { mulawDecode, rms, wavToMulaw } from '@voice/audio';
+import { describe, expect, it } from 'vitest';
+import { NoiseSuppression } from './noise-suppression';
+
+/** A clip of the barge-in set (8 kHz), as the phone line carries it. */
+const clip = (file: string) =>
+  wavToMulaw(readFileSync(join(import.meta.dirname, '../../test-audio/barge-in', file)));
+
+/** Through a call's denoiser in the line's 20 ms frames, as a call hears it. */
+function denoised(noise: NoiseSuppression, audio: Buffer): Buffer {
+  const call = noise.forCall();
+  const frames: Buffer[] = [];
+  for (let at = 0; at + 160 <= audio.length; at += 160)
+    frames.push(call.process(audio.subarray(at, at + 160)));
+  call.close();
+  return Buffer.concat(frames);
+}
+
+const loudness = (audio: Buffer) => rms(mulawDecode(audio));
+
+describe('noise suppression (RNNoise)', () => {
+  it('keeps a caller’s words and takes most of a steady noise away, frame for frame', async () => {
+    const noise = await NoiseSuppression.load();
+    const words = clip('true-01.wav');
+    const kept = denoised(noise, words);
+    expect(kept.length).toBe(Math.floor(words.length / 160) * 160);
+    // The words: most of their energy stays.
+    expect(loudness(kept) / loudness(words)).toBeGreaterThan(0.5);
+
+    // Wind and traffic rumble: steady noise, most of it gone.
+    for (const file of ['noise-11.wav', 'noise-14.wav']) {
+      const steady = clip(file);
+      const ratio = loudness(denoised(noise, steady)) / loudness(steady);
+      console.info(`${file}: ${(ratio * 100).toFixed(0)}% of its loudness left`);
+      expect(ratio).toBeLessThan(0.35);
+    }
+  });
+
+  it('keeps each call’s state apart, and lets audio through untouched once the call has closed it', async () => {
+    const noise = await NoiseSuppression.load();
+    const words = clip('true-02.wav').subarray(0, 160 * 50);
+    // Two calls at once, frames interleaved, hear exactly what each would alone.
+    const [a, b] = [noise.forCall(), noise.forCall()];
+    const together: Buffer[][] = [[], []];
+    for (let at = 0; at < words.length; at += 160) {
+      together[0]!.push(a.process(words.subarray(at, at + 160)));
+      together[1]!.push(b.process(clip('noise-11.wav').subarray(at, at + 160)));
+    }
+    expect(Buffer.concat(together[0]!)).toEqual(denoised(noise, words));
+    a.close();
+    const frame = words.subarray(0, 160);
+    expect(a.process(frame)).toBe(frame);
+    b.close();
+    b.close();
+  });
+});
