@@ -60,10 +60,13 @@ export async function startMediaServer(
           return null;
         });
   // Noise suppression, for the agents that have it on; without it, their callers are heard as they come.
-  const noise = await NoiseSuppression.load().catch((error: unknown) => {
-    deps.logger.error({ err: error }, 'noise suppression is unavailable: callers are heard unfiltered');
-    return null;
-  });
+  const unfiltered = 'noise suppression is unavailable: callers are heard unfiltered';
+  const noise = await NoiseSuppression.load((error) => deps.logger.error({ err: error }, unfiltered)).catch(
+    (error: unknown) => {
+      deps.logger.error({ err: error }, unfiltered);
+      return null;
+    },
+  );
   const metrics = mediaMetrics(() => sessions.size, vad);
   clock.onTick = (lateMs, lines) => {
     metrics.tickLateness.observe(lateMs);
@@ -130,6 +133,7 @@ export async function startMediaServer(
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
       await voicemail.stop();
       await vad?.close();
+      await noise?.close();
       for (const client of wss.clients) client.close(1001, 'media server stopping');
       wss.close();
       server.closeAllConnections();

@@ -41,6 +41,7 @@ export class CallerVoice {
   private activity: VoiceActivity | null;
   /** The agent's noise suppression, when it has it on. */
   private readonly denoiser: CallDenoiser | null;
+  private closed = false;
 
   constructor(
     private readonly options: ConversationOptions,
@@ -73,9 +74,14 @@ export class CallerVoice {
   }
 
   hear(audio: Buffer): void {
-    const heard = this.denoiser ? this.denoiser.process(audio) : audio;
-    this.audio.hear(heard);
-    this.activity?.hear(heard);
+    if (!this.denoiser) return this.listen(audio);
+    // Denoised on its own thread, and back in the order sent.
+    void this.denoiser.process(audio).then((denoised) => this.closed || this.listen(denoised));
+  }
+
+  private listen(audio: Buffer): void {
+    this.audio.hear(audio);
+    this.activity?.hear(audio);
   }
 
   /** Speech-to-text failed: nothing more is sent to it. */
@@ -84,6 +90,7 @@ export class CallerVoice {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.activity?.close();
     this.denoiser?.close();
     this.interruptions.close();

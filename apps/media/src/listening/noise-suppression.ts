@@ -1,83 +1,103 @@
-import RNNoise, { type RnnoiseModule } from '@echogarden/rnnoise-wasm';
-import { mulawDecodeByte, mulawEncode } from '@voice/audio';
-
-/** RNNoise works on 10 ms frames of 48 kHz audio. */
-const FRAME = 480;
-/** The line's 8 kHz to RNNoise's 48 kHz. */
-const UP = 6;
+import { Worker } from 'node:worker_threads';
+import { mulawDecode, mulawEncode } from '@voice/audio';
 
 /**
  * Noise suppression on the caller's audio (RNNoise, the WASM build `@echogarden/rnnoise-wasm` ships: no
  * download at run time), before voice activity detection and speech-to-text, for agents that have it on.
- * One module per process; each call has its own state (`forCall`). The line's 8 kHz μ-law is raised to
- * 48 kHz (linear interpolation), denoised, and brought back (the mean of each six samples, a low-pass
- * for the 8 kHz rate), frame for frame: 20 ms of the line's audio are two RNNoise frames, so nothing is
- * held back beyond RNNoise's own look-ahead.
+ * RNNoise runs on a thread of its own (noise-suppression.worker.mjs), one for the process, each call with
+ * its own state there (`forCall`): the thread that paces calls' audio only sends each 20 ms of a caller's
+ * audio and takes it back denoised, in order. Should the thread fail, callers are heard as they come.
  */
 export class NoiseSuppression {
-  private readonly input: number;
-  private readonly output: number;
+  /** Each call's audio sent and not yet back (resolved in order), and whether the call has closed. */
+  private readonly calls = new Map<
+    number,
+    { waiting: ((samples: Int16Array | null) => void)[]; closed: boolean }
+  >();
+  private nextCall = 0;
+  /** Frames on their way: while there are any, the thread keeps the process up (an idle one does not). */
+  private inFlight = 0;
+  private failed: Error | null = null;
 
-  private constructor(private readonly module: RnnoiseModule) {
-    this.input = module._malloc(FRAME * 4);
-    this.output = module._malloc(FRAME * 4);
+  private constructor(
+    private readonly worker: Worker,
+    private readonly onFailure: (error: Error) => void,
+  ) {
+    worker.on('message', ({ call, samples }: { call: number; samples: Int16Array }) => {
+      const state = this.calls.get(call);
+      if (--this.inFlight === 0) this.worker.unref();
+      state?.waiting.shift()?.(samples);
+      if (state?.closed && state.waiting.length === 0) this.calls.delete(call);
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`the noise suppression thread exited (${code})`)));
   }
 
-  static async load(): Promise<NoiseSuppression> {
-    const module = await RNNoise();
-    if (module._rnnoise_get_frame_size() !== FRAME) throw new Error('RNNoise frames are not 480 samples');
-    return new NoiseSuppression(module);
+  /** Starts the thread; resolves once RNNoise is loaded there. `onFailure`: the thread failed later. */
+  static async load(onFailure: (error: Error) => void = () => {}): Promise<NoiseSuppression> {
+    const worker = new Worker(new URL('./noise-suppression.worker.mjs', import.meta.url));
+    let failed = (_: Error) => {};
+    const exited = (code: number) => failed(new Error(`the noise suppression thread exited (${code})`));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        failed = reject;
+        worker
+          .once('message', () => resolve())
+          .once('error', failed)
+          .once('exit', exited);
+      });
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    } finally {
+      // Only these: the worker's own listeners must stay.
+      worker.off('error', failed).off('exit', exited);
+    }
+    worker.unref();
+    return new NoiseSuppression(worker, onFailure);
   }
 
   /** A call's denoiser: its own state, to be closed when the call ends. */
   forCall(): CallDenoiser {
-    const call = { state: this.module._rnnoise_create(0), previous: 0 };
-    let closed = false;
+    const call = this.nextCall++;
+    const state = { waiting: [] as ((samples: Int16Array | null) => void)[], closed: false };
+    this.calls.set(call, state);
     return {
-      // Audio after the end (the line not closed yet) passes as it came: the state is gone.
-      process: (audio) => (closed ? audio : this.process(call, audio)),
+      process: (audio) => {
+        if (state.closed || this.failed) return Promise.resolve(audio);
+        const samples = mulawDecode(audio);
+        if (this.inFlight++ === 0) this.worker.ref();
+        this.worker.postMessage({ call, samples }, [samples.buffer as ArrayBuffer]);
+        // Null: the thread failed meanwhile; the audio goes on as it came.
+        return new Promise((resolve) =>
+          state.waiting.push((denoised) => resolve(denoised ? mulawEncode(denoised) : audio)),
+        );
+      },
       close: () => {
-        if (closed) return;
-        closed = true;
-        this.module._rnnoise_destroy(call.state);
+        if (state.closed) return;
+        state.closed = true;
+        // What was sent before still comes back; the thread drops the state after it.
+        if (!this.failed) this.worker.postMessage({ call, close: true });
+        if (state.waiting.length === 0) this.calls.delete(call);
       },
     };
   }
 
-  /** 8 kHz μ-law in, the same length denoised out. */
-  private process(call: { state: number; previous: number }, audio: Buffer): Buffer {
-    const out = new Int16Array(audio.length);
-    const inputAt = this.input >> 2;
-    const outputAt = this.output >> 2;
-    let filled = 0;
-    let written = 0;
-    // Each 8 kHz sample becomes six, rising from the call's sample before it.
-    let { previous } = call;
-    for (const byte of audio) {
-      const sample = mulawDecodeByte(byte);
-      // The heap may be replaced as WASM memory grows: read it afresh for each frame.
-      const heap = this.module.HEAPF32;
-      for (let k = 1; k <= UP; k++) heap[inputAt + filled++] = previous + ((sample - previous) * k) / UP;
-      previous = sample;
-      if (filled < FRAME) continue;
-      this.module._rnnoise_process_frame(call.state, this.output, this.input);
-      const denoised = this.module.HEAPF32;
-      for (let i = 0; i < FRAME; i += UP) {
-        let sum = 0;
-        for (let k = 0; k < UP; k++) sum += denoised[outputAt + i + k]!;
-        // Clamped: an Int16Array would wrap a sample past the range round.
-        out[written++] = Math.max(-32_768, Math.min(32_767, Math.round(sum / UP)));
-      }
-      filled = 0;
-    }
-    call.previous = previous;
-    // A chunk that is not whole 10 ms (never from a phone line) passes the rest through as it came.
-    for (let i = written; i < audio.length; i++) out[i] = mulawDecodeByte(audio[i]!);
-    return mulawEncode(out);
+  async close(): Promise<void> {
+    this.failed ??= new Error('closed');
+    await this.worker.terminate();
+  }
+
+  private fail(error: Error) {
+    if (this.failed) return;
+    this.failed = error;
+    this.onFailure(error);
+    for (const { waiting } of this.calls.values()) for (const resolve of waiting.splice(0)) resolve(null);
   }
 }
 
 export interface CallDenoiser {
-  process(audio: Buffer): Buffer;
+  /** 8 kHz μ-law in, the same length denoised out, in the order sent. */
+  process(audio: Buffer): Promise<Buffer>;
   close(): void;
 }
