@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { NoiseSuppression } from './listening/noise-suppression';
 import type { SileroVad } from './listening/silero-vad';
 
 /** Bucket bounds in ms: fine below 50 ms, where the pipeline's own overhead and frame lateness live. */
@@ -15,7 +16,11 @@ export type MediaMetrics = ReturnType<typeof mediaMetrics>;
  * `nodejs_eventloop_lag_p99_seconds` and `_max_seconds` since the last scrape, which anything that
  * blocks the main thread shows at once).
  */
-export function mediaMetrics(conversations: () => number, vad: SileroVad | null = null) {
+export function mediaMetrics(
+  conversations: () => number,
+  vad: SileroVad | null = null,
+  noise: NoiseSuppression | null = null,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5 });
   const metrics = {
@@ -84,5 +89,20 @@ export function mediaMetrics(conversations: () => number, vad: SileroVad | null 
       },
     });
   }
+  // Noise suppression's frames: denoised, or passed as they came (its threads behind, or gone).
+  const framesCounted = { denoised: 0, unfiltered: 0 };
+  new Counter({
+    name: 'media_noise_frames_total',
+    help: "Callers' 20 ms frames through noise suppression, by outcome (denoised, unfiltered)",
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      for (const outcome of ['denoised', 'unfiltered'] as const) {
+        const now = noise?.counts[outcome] ?? 0;
+        this.inc({ outcome }, now - framesCounted[outcome]);
+        framesCounted[outcome] = now;
+      }
+    },
+  });
   return metrics;
 }

@@ -67,7 +67,7 @@ export async function startMediaServer(
       return null;
     },
   );
-  const metrics = mediaMetrics(() => sessions.size, vad);
+  const metrics = mediaMetrics(() => sessions.size, vad, noise);
   clock.onTick = (lateMs, lines) => {
     metrics.tickLateness.observe(lateMs);
     if (lateMs > LATE_FRAME_MS) metrics.framesLate.inc(lines);

@@ -8,14 +8,14 @@ import { NoiseSuppression } from './noise-suppression';
 const clip = (file: string) =>
   wavToMulaw(readFileSync(join(import.meta.dirname, '../../test-audio/barge-in', file)));
 
-/** Through a call's denoiser in the line's 20 ms frames, as a call hears it. */
+/** Through a call's denoiser in the line's 20 ms frames, each back before the next (as a line's pace allows). */
 async function denoised(noise: NoiseSuppression, audio: Buffer): Promise<Buffer> {
   const call = noise.forCall();
-  const frames: Promise<Buffer>[] = [];
+  const frames: Buffer[] = [];
   for (let at = 0; at + 160 <= audio.length; at += 160)
-    frames.push(call.process(audio.subarray(at, at + 160)));
+    frames.push(await call.process(audio.subarray(at, at + 160)));
   call.close();
-  return Buffer.concat(await Promise.all(frames));
+  return Buffer.concat(frames);
 }
 
 const loudness = (audio: Buffer) => rms(mulawDecode(audio));
@@ -45,12 +45,16 @@ describe('noise suppression (RNNoise, on its own thread)', () => {
     const street = clip('noise-11.wav');
     // Two calls at once, frames interleaved, hear exactly what each would alone.
     const [a, b] = [noise.forCall(), noise.forCall()];
-    const together: Promise<Buffer>[][] = [[], []];
+    const heard: Buffer[] = [];
     for (let at = 0; at < words.length; at += 160) {
-      together[0]!.push(a.process(words.subarray(at, at + 160)));
-      together[1]!.push(b.process(street.subarray(at, at + 160)));
+      const [frame] = await Promise.all([
+        a.process(words.subarray(at, at + 160)),
+        b.process(street.subarray(at, at + 160)),
+      ]);
+      heard.push(frame);
     }
-    expect(Buffer.concat(await Promise.all(together[0]!))).toEqual(await denoised(noise, words));
+    expect(noise.counts.unfiltered).toBe(0);
+    expect(Buffer.concat(heard)).toEqual(await denoised(noise, words));
     a.close();
     const frame = words.subarray(0, 160);
     expect(await a.process(frame)).toBe(frame);
@@ -59,16 +63,35 @@ describe('noise suppression (RNNoise, on its own thread)', () => {
     await noise.close();
   });
 
+  it('lets a call’s frames through unfiltered while it is behind, in order, so no caller is made late', async () => {
+    const noise = await NoiseSuppression.load(() => {}, 1);
+    const words = clip('true-03.wav').subarray(0, 160 * 20);
+    const call = noise.forCall();
+    // Twenty frames at once: the thread has three of them at a time at most; the others pass as they came.
+    const frames = Array.from({ length: 20 }, (_, i) => words.subarray(i * 160, (i + 1) * 160));
+    const out = await Promise.all(frames.map((frame) => call.process(frame)));
+    expect(noise.counts).toEqual({ denoised: 3, unfiltered: 17 });
+    expect(out.slice(3)).toEqual(frames.slice(3));
+    expect(out.slice(0, 3)).not.toEqual(frames.slice(0, 3));
+    // Caught up: denoised again.
+    const next = words.subarray(0, 160);
+    expect(await call.process(next)).not.toBe(next);
+    expect(noise.counts.denoised).toBe(4);
+    call.close();
+    await noise.close();
+  });
+
   it('hears callers unfiltered once its thread has gone: nothing waits for it', async () => {
     const failures: Error[] = [];
-    const noise = await NoiseSuppression.load((error) => failures.push(error));
+    const noise = await NoiseSuppression.load((error) => failures.push(error), 1);
     const call = noise.forCall();
     const frame = clip('noise-11.wav').subarray(0, 160);
     // The thread ends (as a crash would) with a frame on its way: that frame, and what follows, come back
     // as they were sent.
     const sent = call.process(frame);
-    const thread = (noise as unknown as { worker: { terminate(): Promise<number> } }).worker;
-    await thread.terminate();
+    const [thread] = (noise as unknown as { threads: { worker: { terminate(): Promise<number> } }[] })
+      .threads;
+    await thread!.worker.terminate();
     expect(await sent).toBe(frame);
     expect(await call.process(frame)).toBe(frame);
     expect(failures).toHaveLength(1);

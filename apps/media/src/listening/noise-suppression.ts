@@ -1,90 +1,161 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { mulawDecode, mulawEncode } from '@voice/audio';
 
 /**
+ * A caller's frames on their way to be denoised that make them late: a frame sent while this many of the
+ * call's wait passes as it came (after them, in order), so that a busy thread delays no caller by more.
+ */
+const MAX_FRAMES_BEHIND = 3;
+
+/**
  * Noise suppression on the caller's audio (RNNoise, the WASM build `@echogarden/rnnoise-wasm` ships: no
  * download at run time), before voice activity detection and speech-to-text, for agents that have it on.
- * RNNoise runs on a thread of its own (noise-suppression.worker.mjs), one for the process, each call with
- * its own state there (`forCall`): the thread that paces calls' audio only sends each 20 ms of a caller's
- * audio and takes it back denoised, in order. Should the thread fail, callers are heard as they come.
+ * RNNoise runs on threads of its own (noise-suppression.worker.mjs; all cores but one, as speech
+ * synthesis does), each call on one of them with its own state there (`forCall`): the thread that paces
+ * calls' audio only sends each 20 ms of a caller's audio and takes it back denoised, in order. A call
+ * whose frames fall behind (more calls than the threads keep up with) has the next frames pass unfiltered
+ * until they catch up: filtered later is worse than not filtered. Should a thread fail, its callers are
+ * heard as they come.
  */
 export class NoiseSuppression {
-  /** Each call's audio sent and not yet back (resolved in order), and whether the call has closed. */
-  private readonly calls = new Map<
-    number,
-    { waiting: ((samples: Int16Array | null) => void)[]; closed: boolean }
-  >();
+  /** Frames denoised, and frames passed as they came (a thread behind or gone). */
+  readonly counts = { denoised: 0, unfiltered: 0 };
+  private readonly threads: Thread[];
   private nextCall = 0;
-  /** Frames on their way: while there are any, the thread keeps the process up (an idle one does not). */
-  private inFlight = 0;
-  private failed: Error | null = null;
 
-  private constructor(
-    private readonly worker: Worker,
-    private readonly onFailure: (error: Error) => void,
-  ) {
-    worker.on('message', ({ call, samples }: { call: number; samples: Int16Array }) => {
-      const state = this.calls.get(call);
-      if (--this.inFlight === 0) this.worker.unref();
-      state?.waiting.shift()?.(samples);
-      if (state?.closed && state.waiting.length === 0) this.calls.delete(call);
-    });
-    worker.on('error', (error) => this.fail(error));
-    worker.on('exit', (code) => this.fail(new Error(`the noise suppression thread exited (${code})`)));
+  private constructor(workers: Worker[], onFailure: (error: Error) => void) {
+    this.threads = workers.map((worker) => new Thread(worker, onFailure));
   }
 
-  /** Starts the thread; resolves once RNNoise is loaded there. `onFailure`: the thread failed later. */
-  static async load(onFailure: (error: Error) => void = () => {}): Promise<NoiseSuppression> {
-    const worker = new Worker(new URL('./noise-suppression.worker.mjs', import.meta.url));
-    let failed = (_: Error) => {};
-    const exited = (code: number) => failed(new Error(`the noise suppression thread exited (${code})`));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        failed = reject;
-        worker
-          .once('message', () => resolve())
-          .once('error', failed)
-          .once('exit', exited);
-      });
-    } catch (error) {
-      await worker.terminate();
-      throw error;
-    } finally {
-      // Only these: the worker's own listeners must stay.
-      worker.off('error', failed).off('exit', exited);
+  /** Starts the threads; resolves once RNNoise is loaded on each. `onFailure`: a thread failed later. */
+  static async load(
+    onFailure: (error: Error) => void = () => {},
+    threads = Math.max(1, availableParallelism() - 1),
+  ): Promise<NoiseSuppression> {
+    const workers = await Promise.allSettled(Array.from({ length: threads }, () => startWorker()));
+    const started = workers.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failure = workers.find((result) => result.status === 'rejected');
+    if (failure) {
+      await Promise.all(started.map((worker) => worker.terminate()));
+      throw failure.reason;
     }
-    worker.unref();
-    return new NoiseSuppression(worker, onFailure);
+    return new NoiseSuppression(started, onFailure);
   }
 
-  /** A call's denoiser: its own state, to be closed when the call ends. */
+  /** A call's denoiser: its own state, on one of the threads, to be closed when the call ends. */
   forCall(): CallDenoiser {
-    const call = this.nextCall++;
-    const state = { waiting: [] as ((samples: Int16Array | null) => void)[], closed: false };
-    this.calls.set(call, state);
+    const id = this.nextCall++;
+    const thread = this.threads[id % this.threads.length]!;
+    let closed = false;
+    let behind = 0;
+    /** The call's last frame out: each frame comes out after the one before it. */
+    let last: Promise<unknown> = Promise.resolve();
+    const inOrder = (frame: Promise<Buffer>) => {
+      const out = last.then(() => frame);
+      last = out;
+      return out;
+    };
     return {
       process: (audio) => {
-        if (state.closed || this.failed) return Promise.resolve(audio);
-        const samples = mulawDecode(audio);
-        if (this.inFlight++ === 0) this.worker.ref();
-        this.worker.postMessage({ call, samples }, [samples.buffer as ArrayBuffer]);
-        // Null: the thread failed meanwhile; the audio goes on as it came.
-        return new Promise((resolve) =>
-          state.waiting.push((denoised) => resolve(denoised ? mulawEncode(denoised) : audio)),
+        if (closed || thread.failed || behind >= MAX_FRAMES_BEHIND) {
+          this.counts.unfiltered += 1;
+          return inOrder(Promise.resolve(audio));
+        }
+        behind += 1;
+        return inOrder(
+          thread.denoise(id, audio).then((denoised) => {
+            behind -= 1;
+            this.counts[denoised ? 'denoised' : 'unfiltered'] += 1;
+            return denoised ?? audio;
+          }),
         );
       },
       close: () => {
-        if (state.closed) return;
-        state.closed = true;
-        // What was sent before still comes back; the thread drops the state after it.
-        if (!this.failed) this.worker.postMessage({ call, close: true });
-        if (state.waiting.length === 0) this.calls.delete(call);
+        if (closed) return;
+        closed = true;
+        thread.close(id);
       },
     };
   }
 
   async close(): Promise<void> {
-    this.failed ??= new Error('closed');
+    await Promise.all(this.threads.map((thread) => thread.stop()));
+  }
+}
+
+export interface CallDenoiser {
+  /** 8 kHz μ-law in, the same length out (denoised, or as it came), in the order sent. */
+  process(audio: Buffer): Promise<Buffer>;
+  close(): void;
+}
+
+/** A thread with RNNoise loaded: resolves once it says it is ready. */
+async function startWorker(): Promise<Worker> {
+  const worker = new Worker(new URL('./noise-suppression.worker.mjs', import.meta.url));
+  let failed = (_: Error) => {};
+  const exited = (code: number) => failed(new Error(`the noise suppression thread exited (${code})`));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      failed = reject;
+      worker
+        .once('message', () => resolve())
+        .once('error', failed)
+        .once('exit', exited);
+    });
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  } finally {
+    // Only these: the worker's own listeners must stay.
+    worker.off('error', failed).off('exit', exited);
+  }
+  worker.unref();
+  return worker;
+}
+
+/** One thread's calls: the frames each has sent, answered in the order sent. */
+class Thread {
+  failed: Error | null = null;
+  private readonly waiting = new Map<number, ((samples: Int16Array | null) => void)[]>();
+  /** Calls closed with frames still on their way: their queues go once those are back. */
+  private readonly closing = new Set<number>();
+  /** Frames on their way: while there are any, the thread keeps the process up (an idle one does not). */
+  private inFlight = 0;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly onFailure: (error: Error) => void,
+  ) {
+    worker.on('message', ({ call, samples }: { call: number; samples: Int16Array }) => {
+      if (--this.inFlight === 0) worker.unref();
+      const queue = this.waiting.get(call);
+      queue?.shift()?.(samples);
+      if (queue?.length === 0 && this.closing.delete(call)) this.waiting.delete(call);
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`the noise suppression thread exited (${code})`)));
+  }
+
+  /** The frame denoised; null when the thread failed before it came back. */
+  denoise(call: number, audio: Buffer): Promise<Buffer | null> {
+    const samples = mulawDecode(audio);
+    if (this.inFlight++ === 0) this.worker.ref();
+    this.worker.postMessage({ call, samples }, [samples.buffer as ArrayBuffer]);
+    let queue = this.waiting.get(call);
+    if (!queue) this.waiting.set(call, (queue = []));
+    return new Promise((resolve) => queue.push((denoised) => resolve(denoised && mulawEncode(denoised))));
+  }
+
+  /** The call's state goes once what it sent has come back; its queue once empty. */
+  close(call: number): void {
+    if (!this.failed) this.worker.postMessage({ call, close: true });
+    if (this.waiting.get(call)?.length) this.closing.add(call);
+    else this.waiting.delete(call);
+  }
+
+  async stop(): Promise<void> {
+    this.failed ??= new Error('stopped');
     await this.worker.terminate();
   }
 
@@ -92,12 +163,6 @@ export class NoiseSuppression {
     if (this.failed) return;
     this.failed = error;
     this.onFailure(error);
-    for (const { waiting } of this.calls.values()) for (const resolve of waiting.splice(0)) resolve(null);
+    for (const queue of this.waiting.values()) for (const resolve of queue.splice(0)) resolve(null);
   }
-}
-
-export interface CallDenoiser {
-  /** 8 kHz μ-law in, the same length denoised out, in the order sent. */
-  process(audio: Buffer): Promise<Buffer>;
-  close(): void;
 }
