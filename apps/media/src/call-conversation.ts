@@ -49,7 +49,8 @@ function callOf(deps: CallConversationDeps, opener: LineOpener): string | null {
  * has not expired), the call is of the line's kind and has an agent, and no other line has taken it:
  * the agent with the call's variables, the session started, and at its end the conversation stored and
  * the call ended as it decided (at the carrier for a phone call; a web call's line closes). A phone call
- * is held for voicemail requests (voicemail-requests.ts) while its conversation lasts. Else the
+ * whose agent leaves voicemail messages is held for their requests (voicemail-requests.ts) while its
+ * conversation lasts. Else the
  * reason the line is refused, and nothing is written.
  */
 export async function startCallConversation(
@@ -138,8 +139,8 @@ export async function startCallConversation(
   running.sessions.add(session);
   log.info({ kind: opener.kind }, 'conversation started');
   const started = session.start();
-  // An answering machine's beep may come (or have come) for a phone call: its message is left then.
-  if (opener.kind === 'phone_call') void running.voicemail.hold(callId, session);
+  // An answering machine's beep may come (or have come) for a phone call whose agent leaves messages.
+  if (opener.kind === 'phone_call' && loaded.agent.voicemail) void running.voicemail.hold(callId, session);
   await started;
   return undefined;
 }

@@ -30,8 +30,8 @@ export type MediaServerDeps = CallConversationDeps & {
   /** How often the web calls' lines are said to be up (20 s unless given; tests shorten it). */
   heartbeatMs?: number;
   /**
-   * The database to listen on for voicemail requests (an answering machine's beep); without it, a
-   * request is found only as a call's stream opens.
+   * The database to listen on for voicemail requests (an answering machine's beep), from the first call
+   * whose agent leaves messages on; without it, a request is found only as a call's stream opens.
    */
   databaseUrl?: string;
 };
@@ -83,8 +83,7 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
-  const voicemail = new VoicemailRequests(deps);
-  if (deps.databaseUrl) await voicemail.listen(deps.databaseUrl);
+  const voicemail = new VoicemailRequests(deps, deps.databaseUrl);
   const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).

@@ -13,29 +13,28 @@ export interface MessageTaker {
  * announces it on VOICEMAIL_REQUESTS_CHANNEL (core voicemail-requests.ts); the process holding the call
  * has its conversation leave the message.
  *
+ * Only calls whose agent leaves messages are held, and the process listens (a connection of its own)
+ * from the first such call on: a process whose agents never leave one spends nothing on it.
+ *
  * Crash windows: a request committed before the process took the call's stream is found on the row as
  * the call is held; one announced while the process was not listening (its connection lost) is found on
  * the rows of every call it holds once it listens again. A request heard twice is carried out once.
  */
 export class VoicemailRequests {
   private readonly held = new Map<string, MessageTaker>();
-  private listener: Listener | null = null;
+  /** Listening, from the first call held on (none without a database to listen on). */
+  private listener: Promise<Listener> | null = null;
 
-  constructor(private readonly deps: { core: CoreDeps; logger: Logger }) {}
-
-  /** Listens for requests until stopped; resolves after the first attempt to connect. */
-  async listen(databaseUrl: string): Promise<void> {
-    this.listener = await listen(databaseUrl, VOICEMAIL_REQUESTS_CHANNEL, {
-      onNotice: (callId) => void this.held.get(callId)?.leaveVoicemail(),
-      // Listening (again): requests announced meanwhile were not heard, and are looked for.
-      onListening: (listening) => void (listening && this.lookFor([...this.held.keys()])),
-      onError: (error) => this.deps.logger.warn({ err: error }, 'voicemail requests are not heard'),
-    });
-  }
+  /** `databaseUrl`: where requests are announced; without it, they are found only as calls are held. */
+  constructor(
+    private readonly deps: { core: CoreDeps; logger: Logger },
+    private readonly databaseUrl?: string,
+  ) {}
 
   /** A call's conversation, held from now on: a request made already is carried out at once. */
   async hold(callId: string, conversation: MessageTaker): Promise<void> {
     this.held.set(callId, conversation);
+    if (this.databaseUrl) await (this.listener ??= this.listen(this.databaseUrl));
     await this.lookFor([callId]);
   }
 
@@ -44,7 +43,17 @@ export class VoicemailRequests {
   }
 
   async stop(): Promise<void> {
-    await this.listener?.stop();
+    await (await this.listener)?.stop();
+  }
+
+  /** Listens for requests until stopped; resolves after the first attempt to connect. */
+  private listen(databaseUrl: string): Promise<Listener> {
+    return listen(databaseUrl, VOICEMAIL_REQUESTS_CHANNEL, {
+      onNotice: (callId) => void this.held.get(callId)?.leaveVoicemail(),
+      // Listening (again): requests announced meanwhile were not heard, and are looked for.
+      onListening: (listening) => void (listening && this.lookFor([...this.held.keys()])),
+      onError: (error) => this.deps.logger.warn({ err: error }, 'voicemail requests are not heard'),
+    });
   }
 
   private async lookFor(callIds: string[]): Promise<void> {
