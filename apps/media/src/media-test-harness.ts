@@ -162,9 +162,9 @@ export function mediaTestHarness() {
     llmModel?: string;
     language?: string;
     /** The message left on an answering machine (voicemail_action leave_message); none unless given. */
-    voicemail?: { message: string; kind?: 'text' | 'instruction' };
+    voicemail?: { message: string };
     /** Dashboard settings (agents.conversation_settings); the defaults unless given. */
-    settings?: Record<string, unknown>;
+    settings?: Record<string, string | number | boolean>;
   }) {
     await deps.db.agent.update({
       where: { id: agentId },
@@ -175,10 +175,7 @@ export function mediaTestHarness() {
         llmModel: agent.llmModel ?? null,
         voicemailAction: agent.voicemail ? 'leave_message' : 'continue',
         voicemailMessage: agent.voicemail?.message ?? '',
-        conversationSettings: {
-          ...agent.settings,
-          ...(agent.voicemail?.kind ? { voicemail_message_kind: agent.voicemail.kind } : {}),
-        },
+        conversationSettings: agent.settings ?? {},
       },
     });
     const call = await deps.db.call.create({

@@ -106,7 +106,10 @@ describe('a voicemail message', () => {
       await media.start({ heard: [], reply: () => ({ say: 'Hi.' }), databaseUrl: proxy.url });
       const callId = await media.answeredCall({ welcomeMessage: WELCOME, voicemail: VOICEMAIL });
       const stream = media.connect(callId, [{ pauseMs: 30_000 }]);
-      // The call is held (its welcome is spoken once it is, and the request was looked for then).
+      // Held: the call's own look-up (listening first) runs as its conversation starts, well before the
+      // welcome's first frame (synthesised meanwhile), so it finds nothing. Were it ever later than the
+      // request below, it would find the request itself: this test would pass by that path, never fail
+      // for it (without the look-up on listening again, it times out: checked by removing it).
       await waitFor('the welcome', 10_000, async () =>
         stream.record.received.some(({ message }) => message.event === 'media'),
       );
@@ -140,7 +143,8 @@ describe('a voicemail message', () => {
     const callId = await media.answeredCall({
       welcomeMessage: WELCOME,
       prompt: 'You are the clinic’s receptionist.',
-      voicemail: { message: instruction, kind: 'instruction' },
+      voicemail: { message: instruction },
+      settings: { voicemail_message_kind: 'instruction' },
     });
     expect(await requestVoicemailMessage(media.deps, callId)).toBe(true);
     media.connect(callId, [{ pauseMs: 30_000 }]);
@@ -157,7 +161,8 @@ describe('a voicemail message', () => {
     await media.start({ heard: [], reply: () => ({ status: 500 }) });
     const callId = await media.answeredCall({
       welcomeMessage: WELCOME,
-      voicemail: { message: 'Ask them to call back.', kind: 'instruction' },
+      voicemail: { message: 'Ask them to call back.' },
+      settings: { voicemail_message_kind: 'instruction' },
     });
     expect(await requestVoicemailMessage(media.deps, callId)).toBe(true);
     media.connect(callId, [{ pauseMs: 30_000 }]);
