@@ -1,5 +1,9 @@
 import {
+  abandonWarmTransfer,
   callFlowFunction,
+  requestWarmTransfer,
+  transferConference,
+  warmTransferState,
   loadCallAgent,
   searchKnowledge,
   placeholdersIn,
@@ -17,7 +21,7 @@ import type { MediaMetrics } from './metrics';
 import { ConversationSession } from './conversation/session';
 import type { NoiseSuppression } from './listening/noise-suppression';
 import type { SileroVad } from './listening/silero-vad';
-import type { SessionLimits, SessionProviders } from './conversation/options';
+import { DEFAULT_TRANSFER_WAIT_MS, type SessionLimits, type SessionProviders } from './conversation/options';
 import type { SessionFlow } from './conversation/flow-director';
 import type { Line } from './transport/line';
 import type { VoicemailRequests } from './voicemail-requests';
@@ -36,7 +40,7 @@ export type LineOpener =
   | { kind: 'web_call'; accessToken: string; accepted: (callId: string) => void };
 
 /** The call a line's token opens: a media stream's for the call it names, a web call's its own. */
-function callOf(deps: CallConversationDeps, opener: LineOpener): string | null {
+export function callOf(deps: CallConversationDeps, opener: LineOpener): string | null {
   const now = deps.core.clock.now();
   if (opener.kind === 'web_call')
     return webCallTokens.verify(deps.core.config.jwtSecret, opener.accessToken, now)?.callId ?? null;
@@ -95,12 +99,29 @@ export async function startCallConversation(
       )
     : undefined;
   const { knowledgeBaseIds } = loaded;
+  // A phone call whose agent transfers warm: its attempts, the last one's conference where the caller goes.
+  let transferId: string | null = null;
+  const warmTransfers =
+    opener.kind === 'phone_call' && loaded.agent.transferEnabled && loaded.agent.transferMode === 'warm'
+      ? {
+          request: async (summary: string) =>
+            (transferId = await requestWarmTransfer(deps.core, {
+              callId,
+              destination: loaded.transferTo!,
+              summary,
+            })),
+          state: (id: string) => warmTransferState(deps.core, id),
+          abandon: (id: string) => abandonWarmTransfer(deps.core, { callId, transferId: id }),
+          waitMs: deps.limits.transferWaitMs ?? DEFAULT_TRANSFER_WAIT_MS,
+        }
+      : undefined;
   if (!loaded.flow && loaded.agentType === 'conversationalFlow')
     log.warn('the flow agent has no flow that parses: its prompt leads the call');
   const session: ConversationSession = new ConversationSession(line, {
     // A web call has no carrier to hand the caller to: its agent does not offer transfers.
     agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
     ...(flow ? { flow } : {}),
+    ...(warmTransfers ? { warmTransfers } : {}),
     ...(knowledgeBaseIds.length > 0
       ? {
           knowledge: (query: string) =>
@@ -115,7 +136,14 @@ export async function startCallConversation(
       try {
         await storeFinishedConversation(
           deps,
-          { callId, kind: opener.kind, transferTo: loaded.transferTo, line, log },
+          {
+            callId,
+            kind: opener.kind,
+            transferTo: loaded.transferTo,
+            conference: transferId ? transferConference(transferId) : null,
+            line,
+            log,
+          },
           { ...result, functionInvocations: invocations },
         );
       } finally {

@@ -29,6 +29,8 @@ export async function storeFinishedConversation(
     callId: string;
     kind: 'phone_call' | 'web_call';
     transferTo: string | null;
+    /** A warm transfer's conference, where the colleague briefed waits for the caller. */
+    conference?: string | null;
     line: Line;
     log: Logger;
   },
@@ -58,7 +60,11 @@ export async function storeFinishedConversation(
   if (call.kind === 'web_call') return call.line.hangUp(result.end);
   const request: ServiceEnd =
     result.end === 'transferred'
-      ? { action: 'transfer', destination: call.transferTo! }
+      ? {
+          action: 'transfer',
+          destination: call.transferTo!,
+          ...(call.conference ? { conference: call.conference } : {}),
+        }
       : // A message left on an answering machine: the agent hangs up.
         { action: 'hang_up', reason: result.end === 'voicemail_left' ? 'agent_hangup' : result.end };
   await deps.core.workflows

@@ -71,6 +71,8 @@ export interface StartOptions {
   logger?: pino.Logger;
   /** Where the server listens for voicemail requests: the test database unless given. */
   databaseUrl?: string;
+  /** How long a warm transfer's caller waits for the colleague (the server's default unless given). */
+  transferWaitMs?: number;
 }
 
 /** Registers the suite's hooks (a database, a recordings directory; each test's server stopped after it). */
@@ -144,7 +146,11 @@ export function mediaTestHarness() {
             }),
           tts: options.tts ?? espeakTextToSpeech,
         },
-        limits: { silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000, maxDurationMs: 60_000 },
+        limits: {
+          silenceTimeoutMs: options.silenceTimeoutMs ?? 20_000,
+          maxDurationMs: 60_000,
+          ...(options.transferWaitMs ? { transferWaitMs: options.transferWaitMs } : {}),
+        },
         recordings: localRecordingStore(recordingsDir),
         logger: options.logger ?? pino({ level: 'silent' }),
         heartbeatMs: 200,
@@ -165,6 +171,8 @@ export function mediaTestHarness() {
     voicemail?: { message: string };
     /** Dashboard settings (agents.conversation_settings); the defaults unless given. */
     settings?: Record<string, string | number | boolean>;
+    /** Where the agent transfers calls (transfer_call_enabled); no transfers unless given. */
+    transferTo?: string;
   }) {
     await deps.db.agent.update({
       where: { id: agentId },
@@ -176,6 +184,8 @@ export function mediaTestHarness() {
         voicemailAction: agent.voicemail ? 'leave_message' : 'continue',
         voicemailMessage: agent.voicemail?.message ?? '',
         conversationSettings: agent.settings ?? {},
+        transferCallEnabled: agent.transferTo !== undefined,
+        ...(agent.transferTo ? { transferCallDestination: agent.transferTo } : {}),
       },
     });
     const call = await deps.db.call.create({
@@ -192,11 +202,14 @@ export function mediaTestHarness() {
     return call.id;
   }
 
-  /** Twilio opening the call's media stream; `playoutDelayMs` is its jitter buffer. */
+  /**
+   * Twilio opening the call's media stream; `playoutDelayMs` is its jitter buffer, `parameters` more of
+   * its `<Parameter>`s (a warm transfer's colleague's stream names the transfer).
+   */
   function connect(
     callId: string,
     script: CalleeTurn[],
-    options: { token?: string; playoutDelayMs?: number } = {},
+    options: { token?: string; playoutDelayMs?: number; parameters?: Record<string, string> } = {},
   ) {
     const stream = openMediaStream({
       url: harness!.server.url,
@@ -205,6 +218,7 @@ export function mediaTestHarness() {
         token:
           options.token ??
           createMediaStreamToken(deps.config.jwtSecret, callId, { now: new Date(), validForMs: 60_000 }),
+        ...options.parameters,
       },
       accountSid: 'AC0',
       callSid: `CA${callId.replace(/-/g, '')}`,

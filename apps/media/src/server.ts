@@ -11,6 +11,7 @@ import { mediaMetrics } from './metrics';
 import { FrameClock } from './transport/frame-clock';
 import { acceptTwilioStream } from './transport/twilio-stream';
 import { acceptWebCall } from './transport/web-stream';
+import { briefColleague } from './transfer-briefing';
 import { VoicemailRequests } from './voicemail-requests';
 
 /**
@@ -116,7 +117,10 @@ export async function startMediaServer(
           client,
           clock,
           (line, parameters) =>
-            startCallConversation(deps, line, { kind: 'phone_call', parameters }, running),
+            // A warm transfer's colleague, to be briefed; else a call's conversation.
+            parameters.transferId
+              ? briefColleague(deps, line, parameters)
+              : startCallConversation(deps, line, { kind: 'phone_call', parameters }, running),
           deps.logger,
         );
     });

@@ -47,6 +47,7 @@ export async function createCarrier(
     },
     apiBaseUrl: config.twilioApiBaseUrl,
     statusCallbackUrl: (callId) => twilioUrl(publicUrl, 'status', callId),
+    transferCallbackUrl: (transferId) => twilioUrl(publicUrl, 'transfer-status', transferId),
     machineDetectionCallbackUrl: (callId) => twilioUrl(publicUrl, 'machine-detection', callId),
     mediaStream: (callId, ringSeconds) =>
       mediaStreamFor(config, callId, {

@@ -1,5 +1,6 @@
 import { detect } from './amd';
 import { report, sendSigned } from './callbacks';
+import { leaveConference } from './conferences';
 import { base, page, rfc2822, sid, TwilioError } from './rest';
 import { after, clearTimers, TERMINAL, track, type EmulatorState } from './state';
 import { connectStream, redirect } from './twiml';
@@ -108,6 +109,8 @@ export function end(
   clearTimers(state, call);
   if (call.stream) track(state, call.stream.stop());
   report(state, call, 'completed');
+  // A call in a conference leaves it: one that ends the conference ends the others' calls.
+  leaveConference(state, call);
 }
 
 function progress(state: EmulatorState, call: EmulatedCall) {
@@ -163,6 +166,7 @@ function newCall(
     beepEndedAt: null,
     answer: null,
     stream: null,
+    conference: null,
   };
   state.calls.set(call.sid, call);
   return call;

@@ -31,8 +31,8 @@ import type { EmulatorOptions, TwilioEmulator } from './types';
  * imported by production code: the service reaches it through TWILIO_API_BASE_URL.
  *
  * A module per resource: accounts.ts (Accounts, IncomingPhoneNumbers), calls.ts (Calls), twiml.ts
- * (the TwiML followed), callbacks.ts (status callbacks), amd.ts (machine detection) and
- * media-streams.ts (`<Connect><Stream>`).
+ * (the TwiML followed), conferences.ts (`<Dial><Conference>`), callbacks.ts (status callbacks), amd.ts
+ * (machine detection) and media-streams.ts (`<Connect><Stream>`).
  */
 
 export * from './types';
@@ -107,6 +107,7 @@ export async function startTwilioEmulator(options: EmulatorOptions = {}): Promis
     account: (accountSid) => state.accounts.get(accountSid),
     calls: () => [...state.calls.values()],
     call: (callSid) => state.calls.get(callSid),
+    conferences: () => [...state.conferences.values()],
     requests: state.requests,
     onCallCreated(handler) {
       state.createdHook = handler;

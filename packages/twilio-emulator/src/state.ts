@@ -1,6 +1,16 @@
-import type { CallStatus, EmulatedAccount, EmulatedCall, EmulatorOptions, TwilioEmulator } from './types';
+import type {
+  CallStatus,
+  EmulatedAccount,
+  EmulatedCall,
+  EmulatedConference,
+  EmulatorOptions,
+  TwilioEmulator,
+} from './types';
 
-/** What one emulator holds: its settings, accounts and calls, the timers moving the calls along. */
+/**
+ * What one emulator holds: its settings, accounts, calls and conferences, the timers moving them along
+ * (by call SID, and by conference SID for a conference's talk).
+ */
 export interface EmulatorState {
   options: EmulatorOptions;
   dialMs: number;
@@ -11,6 +21,7 @@ export interface EmulatorState {
   transferTalkMs: number;
   accounts: Map<string, EmulatedAccount>;
   calls: Map<string, EmulatedCall>;
+  conferences: Map<string, EmulatedConference>;
   timers: Map<string, NodeJS.Timeout[]>;
   /** Work in flight (callbacks, streams stopping) that close() waits for. */
   pending: Set<Promise<unknown>>;
@@ -32,6 +43,7 @@ export function createState(options: EmulatorOptions): EmulatorState {
     transferTalkMs: options.transferTalkMs ?? talkMs,
     accounts: new Map(),
     calls: new Map(),
+    conferences: new Map(),
     timers: new Map(),
     pending: new Set(),
     requests: [],

@@ -1,9 +1,10 @@
 import { end } from './calls';
+import { conferenceAttributes, joinConference, leaveConference } from './conferences';
 import { openMediaStream } from './media-streams';
-import { after, clearTimers, track, type EmulatorState } from './state';
+import { after, clearTimers, TERMINAL, track, type EmulatorState } from './state';
 import type { EmulatedCall } from './types';
 
-// The TwiML the service answers with, followed as Twilio does: a media stream, or spoken verbs.
+// The TwiML the service answers with, followed as Twilio does: a media stream, spoken verbs, a dial.
 
 const decodeXml = (text: string) =>
   text
@@ -13,9 +14,14 @@ const decodeXml = (text: string) =>
     .replaceAll('&apos;', "'")
     .replaceAll('&amp;', '&');
 
+/** The verbs followed, with their bodies: `<Dial>`'s number or `<Conference>`, `<Say>`'s words. */
+const VERBS = /<(Dial|Say|Hangup)\b[^>]*?(?:\/>|>([\s\S]*?)<\/\1>)/g;
+
 /**
  * `<Connect><Stream>` of an answered call: with media streams on, the WebSocket to the service and
- * the callee's audio on it. The call ends when the stream cannot connect or the service closes it.
+ * the callee's audio on it. When the stream cannot connect or the service closes it, Twilio moves past
+ * `<Connect>` to the verbs after it; the call ends when nothing follows. A stream Twilio stops (the call
+ * ended, or was redirected) moves nothing on.
  */
 export function connectStream(state: EmulatorState, call: EmulatedCall, twiml: string) {
   if (!state.options.mediaStreams) return;
@@ -28,38 +34,63 @@ export function connectStream(state: EmulatorState, call: EmulatedCall, twiml: s
     const value = /\bvalue="([^"]*)"/.exec(attributes!)?.[1];
     if (name !== undefined) parameters[decodeXml(name)] = decodeXml(value ?? '');
   }
-  call.stream = openMediaStream({
+  const connected = openMediaStream({
     url: decodeXml(url),
     parameters,
     accountSid: call.accountSid,
     callSid: call.sid,
     script: state.options.callee?.(call),
   });
-  call.stream.opened.catch(() => end(state, call, 'completed'));
-  void call.stream.closed.then(() => {
-    if (call.stream?.record.closed?.by === 'service') end(state, call, 'completed');
+  call.stream = connected;
+  const connectEnd = twiml.indexOf('</Connect>', stream.index);
+  const rest = connectEnd < 0 ? '' : twiml.slice(connectEnd + '</Connect>'.length);
+  let movedOn = false;
+  // A WebSocket that cannot connect also closes: the call moves on once.
+  const moveOn = () => {
+    if (movedOn || call.stream !== connected || TERMINAL.has(call.status)) return;
+    movedOn = true;
+    if (/<(Dial|Say|Hangup)\b/.test(rest)) follow(state, call, rest);
+    else end(state, call, 'completed');
+  };
+  connected.opened.catch(moveOn);
+  void connected.closed.then(() => {
+    if (connected.record.closed?.by === 'service') moveOn();
   });
 }
 
 /**
- * A live call redirected to new TwiML: the verbs the service uses, in order. `<Dial>` hands the call
- * to that number (whose callee talks, then hangs up); `<Say>` speaks; `<Hangup>` ends the call.
+ * A live call redirected to new TwiML: it leaves the conference it was in, a stream its old TwiML had
+ * connected stops, and the new TwiML's verbs are followed.
  */
 export function redirect(state: EmulatorState, call: EmulatedCall, twiml: string) {
-  clearTimers(state, call);
-  state.timers.delete(call.sid);
-  // New TwiML replaces the old: a stream it had connected stops.
+  leaveConference(state, call);
   if (call.stream) {
     const stream = call.stream;
     call.stream = null;
     track(state, stream.stop());
   }
+  follow(state, call, twiml);
+}
+
+/**
+ * TwiML's verbs, in order, replacing what the call was doing (its timers). `<Dial>` hands the call to
+ * that number (whose callee talks, then hangs up), or with `<Conference>` puts it in that conference;
+ * `<Say>` speaks; `<Hangup>` ends the call; TwiML that runs out ends it.
+ */
+function follow(state: EmulatorState, call: EmulatedCall, twiml: string) {
+  clearTimers(state, call);
+  state.timers.delete(call.sid);
   let spokenMs = 0;
-  for (const [, verb, body] of twiml.matchAll(/<(Dial|Say|Hangup)\b[^>]*?(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
+  for (const [, verb, body] of twiml.matchAll(VERBS)) {
     const text = decodeXml(body ?? '').trim();
+    const conference = /<Conference\b([^>]*?)>([\s\S]*?)<\/Conference>/.exec(body ?? '');
     if (verb === 'Say') {
       call.said.push(text);
       spokenMs += 10 * text.length;
+    } else if (verb === 'Dial' && conference) {
+      const join = () =>
+        joinConference(state, call, decodeXml(conference[2]!).trim(), conferenceAttributes(conference[1]!));
+      return spokenMs > 0 ? after(state, call, spokenMs, join) : join();
     } else if (verb === 'Dial') {
       call.transferredTo = text;
       return after(state, call, spokenMs + state.transferTalkMs, () => end(state, call, 'completed'));

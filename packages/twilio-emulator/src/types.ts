@@ -46,12 +46,16 @@ export interface EmulatorOptions {
   msPerTimeoutSecond?: number;
   /** From answer to the async machine detection's result (Twilio: MachineDetectionDuration). */
   detectionMs?: number;
-  /** How long the callee of a transfer (`<Dial>`) talks before hanging up. */
+  /**
+   * How long the callee of a transfer (`<Dial>`) talks before hanging up; in a conference, how long its
+   * people talk, once two are in it, before they all hang up.
+   */
   transferTalkMs?: number;
   /**
    * Connect `<Connect><Stream>` as Twilio does: a WebSocket to the stream URL carrying the callee's
    * audio (see media-streams.ts). Off, a stream verb only keeps the call connected. When on, a stream
-   * that cannot connect, or that the service closes, ends the call (its TwiML has nothing after it).
+   * that cannot connect, or that the service closes, moves the call on to the verbs after `</Connect>`
+   * (`<Say>`, `<Dial>`, `<Hangup>`); with nothing after it, the call ends.
    */
   mediaStreams?: boolean;
   /** What the callee of a call says once its stream opens. */
@@ -128,6 +132,30 @@ export interface EmulatedCall {
   answer: { status: number | null; twiml: string } | null;
   /** The media stream of its `<Connect><Stream>`, with the record of what the service sent. */
   stream: MediaStream | null;
+  /** The name of the conference `<Dial><Conference>` put it in; kept once it has left. */
+  conference: string | null;
+}
+
+/** A call in a conference: when it joined and left (`Date.now()`), and how it joined. */
+export interface ConferenceParticipant {
+  callSid: string;
+  joinedAt: number;
+  /** Null while the call is in the conference. */
+  leftAt: number | null;
+  startConferenceOnEnter: boolean;
+  endConferenceOnExit: boolean;
+}
+
+/** A conference of an account (Twilio's Conference resource), joined by name through `<Dial><Conference>`. */
+export interface EmulatedConference {
+  sid: string;
+  accountSid: string;
+  /** The name in `<Conference>`. */
+  friendlyName: string;
+  /** `init` until a participant who starts it enters, `completed` once it has ended. */
+  status: 'init' | 'in-progress' | 'completed';
+  /** Everyone who joined, in the order they did. */
+  participants: ConferenceParticipant[];
 }
 
 export interface TwilioEmulator {
@@ -140,6 +168,8 @@ export interface TwilioEmulator {
   account(sid: string): EmulatedAccount | undefined;
   calls(): EmulatedCall[];
   call(sid: string): EmulatedCall | undefined;
+  /** Every conference of every account, in the order they began. */
+  conferences(): EmulatedConference[];
   /** Every request the emulator answered: method, path, HTTP status and the Basic auth user (SID). */
   requests: { method: string; path: string; status: number; user: string | null }[];
   /**
@@ -164,8 +194,9 @@ export interface TwilioEmulator {
   /**
    * Someone calls one of the service's numbers: Twilio posts the number's voice webhook (signed with
    * the auth token of the account that has the number) and follows the TwiML it answers with.
-   * `<Connect><Stream>` connects the call (the caller talks, then hangs up); `<Say>` and `<Hangup>`
-   * are spoken and end it. The number's status callback, when given, hears the end. Without
+   * `<Connect><Stream>` connects the call (the caller talks, then hangs up), and the verbs after it
+   * follow once the service closes the stream; `<Say>`, `<Dial>` and `<Hangup>` are followed as a
+   * redirect's are. The number's status callback, when given, hears the end. Without
    * `voiceUrl`, the call goes where the number is configured (its VoiceUrl and StatusCallback).
    */
   callIn(call: {

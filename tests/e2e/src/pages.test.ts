@@ -93,7 +93,7 @@ describe('agents', () => {
     expect(duration).toBeGreaterThan(1);
   });
 
-  it("sets an agent's turn-taking: interruption sensitivity, reminders, noise suppression and its voicemail message's kind, the rest kept at their defaults", async () => {
+  it("sets an agent's turn-taking: interruption sensitivity, reminders, noise suppression, its voicemail message's kind and warm transfers, the rest kept at their defaults", async () => {
     await page.goto(`/app/agents/${DEMO.agentId}`);
     const turnTaking = page.getByRole('region', { name: 'Turn-taking' });
     await turnTaking.getByLabel(/^Interruption sensitivity/).fill('0.7');
@@ -101,6 +101,7 @@ describe('agents', () => {
     await turnTaking.getByLabel('Reminders before the agent says goodbye').fill('2');
     await turnTaking.getByLabel(/^Voicemail message/).selectOption('instruction');
     await turnTaking.getByLabel("Noise suppression on the caller's audio").check();
+    await turnTaking.getByLabel(/^Transfers/).selectOption('warm');
     await turnTaking.getByRole('button', { name: 'Save turn-taking' }).click();
     await turnTaking.getByRole('status').getByText('Saved.').waitFor();
     expect(
@@ -112,6 +113,7 @@ describe('agents', () => {
       reminder_max_count: 2,
       voicemail_message_kind: 'instruction',
       noise_suppression: true,
+      transfer_mode: 'warm',
     });
     await db().agent.update({ where: { id: DEMO.agentId }, data: { conversationSettings: {} } });
   });

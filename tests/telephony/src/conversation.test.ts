@@ -4,7 +4,8 @@ import { createVoiceClient } from '@voice/client';
 import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
 import { waitFor } from '@voice/dev';
 import type { ChatRequest, LlmReply } from '@voice/provider-emulators';
-import type { CalleeTurn } from '@voice/twilio-emulator';
+import type { CalleeTurn, MediaStream } from '@voice/twilio-emulator';
+import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TelephonyStack } from './support/stack';
 
@@ -20,6 +21,10 @@ const HELD = '+14155550008';
 const HANGS_UP = '+14155550009';
 // An answering machine: its greeting ends with a beep, then it records until the service hangs up.
 const MACHINE = '+14155550010';
+
+// A warm transfer's colleagues: one answers and stays on the line, one never answers.
+const COLLEAGUE = '+14155560008';
+const NO_COLLEAGUE = '+14155560003';
 
 const WELCOME = 'Hello, this is the dental clinic.';
 const SAID = ['Hi, this is Dana.', 'Tuesday morning works for me.'];
@@ -48,7 +53,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   welcomeMs = (await speak(WELCOME)).length / 8;
   stack = await TelephonyStack.start('Conversation', inject('temporalAddress'), {
-    emulator: { talkMs: 9_000, callee: () => callee },
+    // A colleague a warm transfer dials says nothing while the agent briefs them.
+    emulator: {
+      talkMs: 9_000,
+      transferTalkMs: 1_000,
+      callee: (call) => (call.to === COLLEAGUE ? [] : callee),
+    },
     webhookAllowedHosts: receiver.host,
     voice: {
       llm: reply,
@@ -332,6 +342,169 @@ describe('a live conversation through Twilio', () => {
     } finally {
       await client.agents.modify.mutate({ agent_id: stack.seeded.agent.id, voicemail_action: 'continue' });
     }
+  });
+
+  describe('a warm transfer', () => {
+    const SUMMARY = 'Dana is calling to move her Tuesday appointment.';
+    const transferTo = async (destination: string) => {
+      await client.agents.modify.mutate({
+        agent_id: stack.seeded.agent.id,
+        transfer_call_enabled: true,
+        transfer_call_destination: destination,
+      });
+      await stack.deps.db.agent.update({
+        where: { id: stack.seeded.agent.id },
+        data: { conversationSettings: { transfer_mode: 'warm' } },
+      });
+    };
+    afterAll(async () => {
+      await client.agents.modify.mutate({ agent_id: stack.seeded.agent.id, transfer_call_enabled: false });
+      await stack.deps.db.agent.update({
+        where: { id: stack.seeded.agent.id },
+        data: { conversationSettings: {} },
+      });
+    });
+
+    it('holds the caller, briefs the colleague with the summary, then joins the caller to them', async () => {
+      await transferTo(COLLEAGUE);
+      callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }];
+      answers = [
+        {
+          say: 'Let me put you through to a colleague.',
+          toolCalls: [{ name: 'transfer_call', arguments: {} }],
+        },
+        // The summary the model writes for the colleague.
+        { say: SUMMARY },
+      ];
+      analysis = analysed('Dana was put through to a colleague.');
+      const callId = await dial(HELD);
+      // The caller's stream, kept: the redirect into the conference stops it.
+      let held: MediaStream | null = null;
+      await waitFor('the caller’s stream', 20_000, async () => {
+        held = await stack.carrierCall(callId).then(
+          (call) => call.stream,
+          () => null,
+        );
+        return held !== null;
+      });
+      const onHold = held!.record;
+      const row = await stack.ended(callId, 60_000);
+      expect(row).toMatchObject({ status: 'ended', conversationEndReason: 'transferred' });
+      expect(row.events.find((event) => event.status === 'ended')).toMatchObject({ reason: 'transferred' });
+      const transfer = await stack.deps.db.callTransfer.findFirstOrThrow({ where: { callId } });
+      expect(transfer).toMatchObject({ status: 'briefed', destination: COLLEAGUE, summary: SUMMARY });
+
+      // The colleague's call: briefed over its own media stream, which the service ended, then the conference.
+      const colleague = stack.emulator.call(transfer.carrierCallId!)!;
+      expect(colleague).toMatchObject({ to: COLLEAGUE, from: row.fromNumber });
+      expect(colleague.created.Twiml).toMatch(/<Connect><Stream[^>]*>[\s\S]*<\/Connect><Dial><Conference/);
+      const briefing = colleague.stream!.record;
+      expect(briefing.closed?.by).toBe('service');
+      const summaryMs = (await speak(SUMMARY)).length / 8;
+      const briefingFrames = briefing.received.filter(({ message }) => message.event === 'media');
+      expect(briefingFrames.length * 20).toBeGreaterThanOrEqual(summaryMs * 0.9);
+      const briefedAt = briefing.openedAt + briefingFrames.at(-1)!.at;
+
+      // The caller: on hold (music on its stream) meanwhile, then redirected into the same conference.
+      const caller = await stack.carrierCall(callId);
+      const conference = stack.emulator
+        .conferences()
+        .find((room) => room.friendlyName === `transfer-${transfer.id}`)!;
+      expect(caller.updates.map((update) => update.Twiml ?? update)).toEqual([
+        expect.stringContaining(`<Conference`),
+      ]);
+      const [first, second] = conference.participants;
+      expect([first!.callSid, second!.callSid]).toEqual([colleague.sid, caller.sid]);
+      // The colleague heard the summary to its end before the caller joined them.
+      expect(first!.joinedAt).toBeGreaterThanOrEqual(briefedAt);
+      expect(second!.joinedAt).toBeGreaterThanOrEqual(first!.joinedAt);
+
+      const transcript = row.transcript as { role: string; content: string }[];
+      expect(transcript.map(({ role, content }) => [role, content])).toEqual([
+        ['agent', WELCOME],
+        ['caller', SAID[0]],
+        ['agent', 'Let me put you through to a colleague.'],
+        ['system', 'transfer (warm): the caller on hold'],
+        ['system', `transfer: calling the colleague, with the summary: ${SUMMARY}`],
+        ['system', 'transfer: the colleague answered; briefing them'],
+        ['system', 'transfer: the colleague was briefed; joining the caller to them'],
+      ]);
+      // The colleague's callbacks are signed like any: a forged one is refused, and a late one (the
+      // colleague leaving the conference) leaves the briefed transfer as it is.
+      const url = `${stack.env.PUBLIC_URL}/carrier/twilio/transfer-status/${transfer.id}`;
+      const late = {
+        AccountSid: stack.emulator.accountSid,
+        CallSid: colleague.sid,
+        CallStatus: 'completed',
+        CallDuration: '3',
+        SequenceNumber: '9',
+        Timestamp: new Date().toUTCString(),
+      };
+      const post = (authToken: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-twilio-signature': twilio.getExpectedTwilioSignature(authToken, url, late),
+          },
+          body: new URLSearchParams(late),
+        });
+      expect((await post('not-the-auth-token')).status).toBe(403);
+      expect((await post(stack.emulator.authToken)).status).toBe(204);
+      expect(
+        await stack.deps.db.callTransfer.findUniqueOrThrow({ where: { id: transfer.id } }),
+      ).toMatchObject({
+        status: 'briefed',
+        outcome: null,
+      });
+      // What the caller heard on hold: music from before the colleague's line opened until the bridge.
+      const music = onHold.received.filter(
+        ({ at, message }) => message.event === 'media' && onHold.openedAt + at > briefing.openedAt,
+      );
+      expect(music.length * 20).toBeGreaterThanOrEqual(summaryMs * 0.9);
+    });
+
+    it('comes back to the caller and says so when the colleague does not answer', async () => {
+      await transferTo(NO_COLLEAGUE);
+      callee = [
+        { untilAgentQuietMs: 1_000 },
+        { text: SAID[0]! },
+        { untilAgentQuietMs: 1_000 },
+        { text: SAID[1]! },
+      ];
+      answers = [
+        { say: 'One moment, please.', toolCalls: [{ name: 'transfer_call', arguments: {} }] },
+        { say: SUMMARY },
+        {
+          say: 'Tuesday morning it is. Goodbye!',
+          toolCalls: [{ name: 'end_call', arguments: { goal_reached: true } }],
+        },
+      ];
+      analysis = analysed('Nobody took the transfer; Dana booked Tuesday.');
+      const callId = await dial(HELD);
+      const row = await stack.ended(callId, 60_000);
+      expect(row).toMatchObject({ status: 'ended', conversationEndReason: 'ended' });
+      const transfer = await stack.deps.db.callTransfer.findFirstOrThrow({ where: { callId } });
+      expect(transfer).toMatchObject({ status: 'unanswered', outcome: 'no_answer' });
+      expect(stack.emulator.call(transfer.carrierCallId!)).toMatchObject({ status: 'no-answer' });
+      // The caller never left the agent: no redirect but the hang-up.
+      expect((await stack.carrierCall(callId)).updates).toEqual([{ Status: 'completed' }]);
+      const transcript = row.transcript as { role: string; content: string }[];
+      expect(transcript.map(({ role, content }) => [role, content])).toEqual([
+        ['agent', WELCOME],
+        ['caller', SAID[0]],
+        ['agent', 'One moment, please.'],
+        ['system', 'transfer (warm): the caller on hold'],
+        ['system', `transfer: calling the colleague, with the summary: ${SUMMARY}`],
+        ['system', 'transfer: no colleague took the call (no_answer); back with the caller'],
+        [
+          'agent',
+          'I am sorry, none of my colleagues could take your call just now. Is there anything else I can help with?',
+        ],
+        ['caller', SAID[1]],
+        ['agent', 'Tuesday morning it is. Goodbye!'],
+      ]);
+    });
   });
 
   it('a callee who hangs up ends the call as user_hangup, with what was said kept', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   answerTwilioCall,
+  receiveTransferCallback,
   receiveTwilioCallback,
   TWILIO_PATHS,
   type CoreDeps,
@@ -11,8 +12,8 @@ type FormRequest = FastifyRequest<{ Body: Record<string, string> | undefined }>;
 
 /**
  * The carrier's callbacks (docs/telephony.md): form-encoded, authenticated by their signature alone.
- * A call's status and machine-detection callbacks, a number's own status callback, and the numbers'
- * voice webhook (an incoming call, answered with TwiML).
+ * A call's status and machine-detection callbacks, a number's own status callback, a warm transfer's
+ * colleague's status callback, and the numbers' voice webhook (an incoming call, answered with TwiML).
  */
 export function registerCarrierCallbacks(app: FastifyInstance, core: CoreDeps): void {
   app.register(async (carrier) => {
@@ -50,6 +51,20 @@ export function registerCarrierCallbacks(app: FastifyInstance, core: CoreDeps): 
           return reply.code(204).send();
         },
       );
+    // A warm transfer's call to the colleague: its progress moves the transfer on.
+    carrier.post<{ Params: { transfer_id: string }; Body: Record<string, string> | undefined }>(
+      `${TWILIO_PATHS['transfer-status']}/:transfer_id`,
+      async (request, reply) => {
+        const transferId = request.params.transfer_id;
+        try {
+          await receiveTransferCallback(core, transferId, twilioRequest(request));
+        } catch (error) {
+          request.log.warn({ err: error, transferId }, 'transfer callback refused');
+          throw error;
+        }
+        return reply.code(204).send();
+      },
+    );
     carrier.post<{ Body: Record<string, string> | undefined }>(TWILIO_PATHS.voice, async (request, reply) => {
       let answer;
       try {

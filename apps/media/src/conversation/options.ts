@@ -3,6 +3,7 @@ import type { LanguageModel, SpeechToText, TextToSpeech } from '@voice/providers
 import type { NoiseSuppression } from '../listening/noise-suppression';
 import type { SileroVad } from '../listening/silero-vad';
 import type { SessionFlow } from './flow-director';
+import type { WarmTransfers } from './warm-transfer';
 
 /** The agent of a call, as its conversation needs it. */
 export interface SessionAgent {
@@ -16,6 +17,8 @@ export interface SessionAgent {
   endCallEnabled: boolean;
   endCallCondition: string;
   transferEnabled: boolean;
+  /** `warm`: the caller held while the colleague is briefed (see warm-transfer.ts); cold when absent. */
+  transferMode?: 'cold' | 'warm';
   /** How readily the caller's voice stops the agent (0–1; the default when null or absent). */
   interruptionSensitivity?: number | null;
   /** How soon the agent answers once the caller stops (0–1; 1, at once, when absent). */
@@ -46,7 +49,11 @@ export interface SessionLimits {
   /** The caller silent this long after the agent finished (and each reminder): reminded, then said goodbye to. */
   silenceTimeoutMs: number;
   maxDurationMs: number;
+  /** How long a warm transfer's caller waits for the colleague to answer and be briefed (45 s when absent). */
+  transferWaitMs?: number;
 }
+
+export const DEFAULT_TRANSFER_WAIT_MS = 45_000;
 
 /** How long the caller waited for the agent's answer, and the pipeline's own share of it (ms). */
 export interface ReplyTiming {
@@ -70,6 +77,8 @@ export interface ConversationOptions {
   /** The process's noise suppression, for agents that have it on. */
   noise?: NoiseSuppression | null;
   limits: SessionLimits;
+  /** A phone call whose agent transfers warm: the service's side of its transfers. */
+  warmTransfers?: WarmTransfers;
   /**
    * Where the conversation's end goes: stored, then the carrier asked to end the call as the result says
    * (hang up, transfer; nothing when the caller hung up).

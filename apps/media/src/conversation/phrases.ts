@@ -10,6 +10,9 @@ export interface Phrases {
   timeLimitGoodbye: string;
   /** Said to a caller who has been silent (the agent setting `reminder_after_ms`). */
   reminder: string;
+  /** A warm transfer nobody took: the agent is back, and goes on (a flow agent says goodbye instead). */
+  transferUnanswered: string;
+  transferUnansweredGoodbye: string;
 }
 
 const ENGLISH: Phrases = {
@@ -18,6 +21,10 @@ const ENGLISH: Phrases = {
   silenceGoodbye: 'I have not heard from you, so I will end the call now. Goodbye.',
   timeLimitGoodbye: 'We have reached the time limit for this call. Thank you, goodbye.',
   reminder: 'Are you still there?',
+  transferUnanswered:
+    'I am sorry, none of my colleagues could take your call just now. Is there anything else I can help with?',
+  transferUnansweredGoodbye:
+    'I am sorry, none of my colleagues could take your call just now. Please call us back later. Goodbye.',
 };
 
 const HEBREW: Phrases = {
@@ -26,6 +33,9 @@ const HEBREW: Phrases = {
   silenceGoodbye: 'לא שמעתי תשובה, אז אסיים עכשיו את השיחה. להתראות.',
   timeLimitGoodbye: 'הגענו למגבלת הזמן של השיחה. תודה ולהתראות.',
   reminder: 'הלו, עדיין על הקו?',
+  transferUnanswered: 'מצטערים, אף אחד מהנציגים לא יכול לענות כרגע. אפשר לעזור במשהו אחר?',
+  transferUnansweredGoodbye:
+    'מצטערים, אף אחד מהנציגים לא יכול לענות כרגע. אפשר להתקשר אלינו שוב מאוחר יותר. להתראות.',
 };
 
 export function phrasesFor(language: string): Phrases {

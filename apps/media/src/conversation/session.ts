@@ -14,6 +14,7 @@ import { Keypad, keypadEntry, keypadWords } from './keypad';
 import { ModelTurns } from './model-turns';
 import { TurnTiming } from './turn-timing';
 import { voicemailText } from './voicemail';
+import { WarmTransfer } from './warm-transfer';
 
 /**
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
@@ -22,8 +23,8 @@ import { voicemailText } from './voicemail';
  * (model-turns.ts) or the flow its step; a caller who speaks over the agent stops it, then takes the turn
  * (barge-in: the agent's turn keeps only what was played) or, for a backchannel or a noise, lets it go on
  * (caller-voice.ts). A silent caller is reminded, then said goodbye to (caller-silence.ts); an answering
- * machine's beep gets the agent's message (voicemail.ts); a failing provider gets a spoken apology,
- * never silence.
+ * machine's beep gets the agent's message (voicemail.ts); a warm transfer holds the caller until the
+ * colleague is briefed (warm-transfer.ts); a failing provider gets a spoken apology, never silence.
  */
 
 export class ConversationSession implements LineListener {
@@ -44,6 +45,8 @@ export class ConversationSession implements LineListener {
   private ending: Promise<ConversationResult> | null = null;
   /** Leaving a message on an answering machine: nothing the machine says is answered. */
   private leavingMessage = false;
+  /** A warm transfer under way: the caller on hold, not answered. */
+  private transfer: WarmTransfer | null = null;
   /** A flow agent's flow; null: the prompt and the model lead. */
   private readonly director: FlowDirector | null;
 
@@ -76,7 +79,7 @@ export class ConversationSession implements LineListener {
       keyEntries: this.keyEntries,
       phrases: this.phrases,
       sayAndEnd: (text, end) => this.sayAndEnd(text, end),
-      finish: (end) => this.finish(end),
+      finish: (end) => this.endAs(end),
     });
     this.caller = new CallerVoice(options, {
       now: () => this.now(),
@@ -103,9 +106,9 @@ export class ConversationSession implements LineListener {
   /** Milliseconds since the line opened: the call's clock, which the recording shares. */
   private now = (): number => Math.round(performance.now() - this.line.openedAt);
 
-  /** Ending, or leaving a message: the caller's words and keys are no longer answered. */
+  /** Ending, leaving a message or transferring: the caller's words and keys are not answered. */
   private get closing(): boolean {
-    return this.ending !== null || this.leavingMessage;
+    return this.ending !== null || this.leavingMessage || this.transfer !== null;
   }
 
   /** Takes the line and opens the conversation: the welcome message, or the model's first words. */
@@ -229,11 +232,27 @@ export class ConversationSession implements LineListener {
     }
     if (!end || this.ending) return;
     if (this.voice.turn) await this.voice.playedOut(this.voice.turn);
-    await this.finish(end);
+    await this.endAs(end);
+  }
+
+  /** The agent ends the call: a transfer is warm where the agent has it so (warm-transfer.ts). */
+  private async endAs(end: ConversationEnd) {
+    const { warmTransfers } = this.options;
+    if (end !== 'transferred' || !warmTransfers || this.closing) return void (await this.finish(end));
+    this.silence.stop();
+    const { options, line, transcript, failures, now } = this;
+    this.transfer = new WarmTransfer(warmTransfers, { options, line, transcript, failures, now });
+    const result = await this.transfer.run();
+    this.transfer = null;
+    if (result === 'transferred') await this.finish('transferred');
+    else if (result === 'back' && this.director)
+      await this.sayAndEnd(this.phrases.transferUnansweredGoodbye, 'agent_hangup');
+    else if (result === 'back') await this.voice.speak(this.phrases.transferUnanswered);
   }
 
   private async sayAndEnd(text: string, end: ConversationEnd) {
     if (this.ending) return;
+    await this.transfer?.stop();
     this.bargeIn();
     const turn = this.voice.lastTurn();
     this.voice.say(turn, text);
@@ -253,6 +272,7 @@ export class ConversationSession implements LineListener {
   finish(end: ConversationEnd): Promise<ConversationResult> {
     this.ending ??= (async () => {
       this.silence.stop();
+      await this.transfer?.stop();
       const unfinished = this.keypad.close();
       if (unfinished) this.keysEntry(unfinished);
       if (this.limitTimer) clearTimeout(this.limitTimer);

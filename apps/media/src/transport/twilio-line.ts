@@ -19,6 +19,14 @@ export class TwilioLine extends PacedLine {
   /** A phone call is hung up at the carrier (by the call's workflow), which then stops the stream. */
   hangUp(): void {}
 
+  /**
+   * Ends the stream from the service's side (the WebSocket closed): Twilio goes on with the call's TwiML
+   * after `<Connect>` (a warm transfer's colleague, briefed, joins the conference).
+   */
+  endStream(reason: string): void {
+    this.socket.close(1000, reason);
+  }
+
   /** A phone has no screen to show the transcript on. */
   said(): void {}
 

@@ -109,6 +109,12 @@ function scriptedCarrier(safetyNetMs: number, fetched: () => CarrierCallState) {
     transfer: async () => {
       throw new Error('The scripted carrier does not transfer');
     },
+    dialTransfer: async () => {
+      throw new Error('The scripted carrier does not dial colleagues');
+    },
+    joinConference: async () => {
+      throw new Error('The scripted carrier has no conferences');
+    },
   };
   return { carrier, fetches, carrierCallId };
 }

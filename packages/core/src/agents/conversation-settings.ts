@@ -34,6 +34,12 @@ export const ConversationSettingsSchema = z
      * speech-to-text: fewer pauses for noise around the caller, for some CPU on the media server.
      */
     noise_suppression: z.boolean(),
+    /**
+     * How the agent transfers a call (transfer_call): `cold` hands the caller to the destination at once;
+     * `warm` puts them on hold, briefs the colleague who answers with a summary of the call, then joins
+     * them, and comes back to the caller when nobody answers.
+     */
+    transfer_mode: z.enum(['cold', 'warm']),
   })
   .strict();
 
@@ -46,6 +52,7 @@ export const DEFAULT_CONVERSATION_SETTINGS: ConversationSettings = {
   reminder_max_count: 1,
   voicemail_message_kind: 'text',
   noise_suppression: false,
+  transfer_mode: 'cold',
 };
 
 /** What an update may hold: any of the settings. */

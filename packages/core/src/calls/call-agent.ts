@@ -54,5 +54,6 @@ function sessionSettings(settings: ConversationSettings) {
     reminderAfterMs: settings.reminder_after_ms,
     reminderMaxCount: settings.reminder_max_count,
     noiseSuppression: settings.noise_suppression,
+    transferMode: settings.transfer_mode,
   };
 }

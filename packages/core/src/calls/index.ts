@@ -24,3 +24,4 @@ export * from './recording-store';
 export * from './call-agent';
 export * from './flow-test-call';
 export * from './voicemail-requests';
+export * from './warm-transfers';

@@ -35,6 +35,26 @@ export interface Carrier {
   hangUp(carrierCallId: string, now: Date): Promise<void>;
   /** Hands a connected call over to another number and leaves it (Twilio: redirects it to `<Dial>`). */
   transfer(carrierCallId: string, destination: string, now: Date): Promise<void>;
+  /**
+   * Dials a colleague for a warm transfer of the call `callId`: once they answer, their line first
+   * carries the agent's briefing (a media stream naming the transfer), then, when the media server ends
+   * it, joins `conference`, where the caller joins them (Twilio: `<Connect><Stream>`, then
+   * `<Dial><Conference>`). Its progress goes to the transfer's own status callback. Returns the
+   * carrier's id of the colleague's call; throws CarrierRefusal when the carrier refuses at once.
+   */
+  dialTransfer(request: {
+    callId: string;
+    transferId: string;
+    from: string;
+    to: string;
+    conference: string;
+    ringTimeoutSeconds?: number;
+  }): Promise<string>;
+  /**
+   * Moves a connected call into a conference and leaves it there (Twilio: redirects it to
+   * `<Dial><Conference>`): a warm transfer's caller joining the colleague who waits in it.
+   */
+  joinConference(carrierCallId: string, conference: string, now: Date): Promise<void>;
 }
 
 export interface PlacedCall {
@@ -97,11 +117,18 @@ export type CarrierCallState =
 
 /**
  * The service ending a call itself, as the call workflow's endCall signal carries it: a hang-up (by
- * an operator, or the agent's decision) with the reason the call will end with, or a transfer to
- * another number.
+ * an operator, or the agent's decision) with the reason the call will end with, a transfer to
+ * another number, or a step on the way to a warm transfer.
  */
 export type ServiceEnd =
-  { action: 'hang_up'; reason: 'agent_hangup' | 'ended' } | { action: 'transfer'; destination: string };
+  | { action: 'hang_up'; reason: 'agent_hangup' | 'ended' }
+  /** `conference`: a warm transfer's, where the colleague briefed waits for the caller. */
+  | { action: 'transfer'; destination: string; conference?: string }
+  /**
+   * A step of a warm transfer while the call goes on (warm-transfers.ts): the colleague dialed, or
+   * hung up on once the conversation stopped waiting for them.
+   */
+  | { action: 'warm_transfer'; transferId: string; step: 'dial' | 'cancel' };
 
 /** The carrier refused a request about a call it has (Twilio: a 4xx, e.g. redirecting a call that ended). */
 export class CarrierRequestRefused extends Error {

@@ -229,5 +229,10 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions = {}): C
     findPlacedCalls: async () => [],
     hangUp: endByService,
     transfer: (carrierCallId, _destination, now) => endByService(carrierCallId, now),
+    // Nobody is on the simulator's lines to brief: a warm transfer finds no colleague, and the agent
+    // goes back to the caller.
+    dialTransfer: () =>
+      Promise.reject(new CarrierRefusal('failed', 'the simulator has no colleague to dial')),
+    joinConference: (carrierCallId, _conference, now) => endByService(carrierCallId, now),
   };
 }

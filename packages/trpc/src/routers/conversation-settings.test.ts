@@ -33,6 +33,7 @@ describe('agents.conversationSettings', () => {
       reminder_max_count: 1,
       voicemail_message_kind: 'text',
       noise_suppression: false,
+      transfer_mode: 'cold',
     };
     expect(await dashboard.agents.conversationSettings({ agent_id: agentId })).toEqual(defaults);
     expect(
@@ -43,6 +44,7 @@ describe('agents.conversationSettings', () => {
       { reminder_max_count: 9 },
       { responsiveness: 2 },
       { voicemail_message_kind: 'prompt' as 'text' },
+      { transfer_mode: 'lukewarm' as 'warm' },
     ])
       expect(
         (await failure(dashboard.agents.setConversationSettings({ agent_id: agentId, ...bad }))).code,
@@ -83,6 +85,7 @@ describe('agents.conversationSettings', () => {
       reminder_max_count: 2,
       voicemail_message_kind: 'instruction',
       noise_suppression: true,
+      transfer_mode: 'warm',
     });
     await deps.db.agent.update({
       where: { id: agentId },
@@ -105,6 +108,7 @@ describe('agents.conversationSettings', () => {
       reminderAfterMs: 6_000,
       reminderMaxCount: 2,
       noiseSuppression: true,
+      transferMode: 'warm',
       voicemail: { message: 'Ask Dana to call back.', kind: 'instruction' },
     });
   });

@@ -101,6 +101,16 @@ export function AgentTurnTaking({ agentId }: { agentId: string }) {
             <option value="instruction">an instruction: the model writes the message</option>
           </select>
         </label>
+        <label>
+          Transfers (agents that transfer calls)
+          <select
+            value={value.transfer_mode}
+            onChange={(event) => change({ transfer_mode: event.target.value as Settings['transfer_mode'] })}
+          >
+            <option value="cold">cold: the caller is put through at once</option>
+            <option value="warm">warm: the agent briefs the colleague first</option>
+          </select>
+        </label>
         <div className="actions">
           <button type="submit" className="secondary" disabled={save.isPending || draft === null}>
             Save turn-taking

@@ -4,6 +4,7 @@ import { CarrierRequestRefused, type ServiceEnd } from '../../telephony/carrier'
 import type { CallRuntime } from '../call-runtime';
 import { ORDER, awaitingEvents, type CallProgress } from './call-progress';
 import { afterDial } from './place-call';
+import { cancelWarmTransfer, dialWarmTransfer } from '../warm-transfers';
 
 /**
  * The service ends a call itself: records how (the claim, so the call ends with that reason once the
@@ -52,7 +53,9 @@ export async function endByService(
 
 /**
  * The service ends a call itself (the call workflow's endCall signal): a hang-up with the reason the
- * call ends with, or a hand-over to another number (see endByService).
+ * call ends with, or a hand-over to another number or, warm, to the conference where the colleague
+ * briefed waits (see endByService). A warm transfer's steps before that (dialing the colleague, hanging
+ * up on them) leave the call as it is (warm-transfers.ts).
  */
 export function endCallAtCarrier(
   deps: CoreDeps & CallRuntime,
@@ -60,10 +63,18 @@ export function endCallAtCarrier(
   request: ServiceEnd,
 ): Promise<CallProgress> {
   return afterDial(deps, callId, async (call, carrierCallId) => {
+    if (request.action === 'warm_transfer') {
+      await (request.step === 'dial'
+        ? dialWarmTransfer(deps, call, request.transferId)
+        : cancelWarmTransfer(deps, request.transferId));
+      return awaitingEvents(deps, call.status, carrierCallId);
+    }
     await endByService(deps, call, request.action === 'transfer' ? 'transferred' : request.reason, (now) =>
-      request.action === 'transfer'
-        ? deps.carrier.transfer(carrierCallId, request.destination, now)
-        : deps.carrier.hangUp(carrierCallId, now),
+      request.action === 'hang_up'
+        ? deps.carrier.hangUp(carrierCallId, now)
+        : request.conference
+          ? deps.carrier.joinConference(carrierCallId, request.conference, now)
+          : deps.carrier.transfer(carrierCallId, request.destination, now),
     );
     return awaitingEvents(deps, call.status, carrierCallId);
   });

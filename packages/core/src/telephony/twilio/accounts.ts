@@ -65,12 +65,15 @@ export function serviceNumberOf(call: { direction: string; fromNumber: string; t
   return call.direction === 'incoming' ? call.toNumber : call.fromNumber;
 }
 
-/** The Twilio account a call (by its CallSid) goes through: the account of the call's service number. */
+/**
+ * The Twilio account a call (by its CallSid) goes through: the account of the call's service number. A
+ * warm transfer's call to a colleague goes through its call's.
+ */
 export async function twilioAccountForCall(deps: Deps, carrierCallId: string): Promise<TwilioAccount | null> {
-  const call = await deps.db.call.findUnique({
-    where: { carrierCallId },
-    select: { direction: true, fromNumber: true, toNumber: true },
-  });
+  const select = { direction: true, fromNumber: true, toNumber: true } as const;
+  const call =
+    (await deps.db.call.findUnique({ where: { carrierCallId }, select })) ??
+    (await deps.db.callTransfer.findUnique({ where: { carrierCallId }, select: { call: { select } } }))?.call;
   return call ? twilioAccountForNumber(deps, serviceNumberOf(call)) : (deps.config.twilio ?? null);
 }
 

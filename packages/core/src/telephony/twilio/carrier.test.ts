@@ -50,6 +50,7 @@ const carrier = (overrides: { authToken?: string } = {}) =>
     }),
     apiBaseUrl: emulator.url,
     statusCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/status/${callId}`,
+    transferCallbackUrl: (transferId) => `${receiverUrl}/carrier/twilio/transfer-status/${transferId}`,
     machineDetectionCallbackUrl: (callId) => `${receiverUrl}/carrier/twilio/machine-detection/${callId}`,
     mediaStream: (callId) => ({
       url: 'wss://media.example/media/twilio',

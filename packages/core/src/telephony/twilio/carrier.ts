@@ -9,7 +9,7 @@ import {
 } from '../carrier';
 import { endedOutcome } from './status-callback';
 import { twilioClient, type TwilioAccount } from './client';
-import { dialTwiml, streamTwiml } from './twiml';
+import { briefThenConferenceTwiml, conferenceTwiml, dialTwiml, streamTwiml } from './twiml';
 
 export * from './client';
 
@@ -44,6 +44,8 @@ export interface TwilioCarrierOptions {
   apiBaseUrl?: string;
   /** The status callback URL of a call (the api's carrier route, with the call id in its path). */
   statusCallbackUrl: (callId: string) => string;
+  /** The status callback URL of a warm transfer's call to the colleague (with the transfer's id). */
+  transferCallbackUrl: (transferId: string) => string;
   /** Where Twilio posts the result of a call's answering machine detection (async AMD). */
   machineDetectionCallbackUrl: (callId: string) => string;
   /**
@@ -202,6 +204,41 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): Carrier {
 
     async transfer(carrierCallId, destination) {
       await update(carrierCallId, { twiml: dialTwiml(destination) });
+    },
+
+    async dialTransfer({ callId, transferId, from, to, conference, ...request }) {
+      const client = await clientForNumber(from);
+      const ringTimeoutSeconds = request.ringTimeoutSeconds ?? options.ringTimeoutSeconds ?? 30;
+      const stream = options.mediaStream(callId, ringTimeoutSeconds);
+      try {
+        const call = await client.calls.create({
+          to,
+          from,
+          twiml: briefThenConferenceTwiml(
+            { url: stream.url, parameters: { ...stream.parameters, transferId } },
+            conference,
+          ),
+          statusCallback: options.transferCallbackUrl(transferId),
+          statusCallbackMethod: 'POST',
+          statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+          timeout: ringTimeoutSeconds,
+        });
+        return call.sid;
+      } catch (error) {
+        if (!(error instanceof twilio.RestException) || error.status === 429 || error.status >= 500)
+          throw error;
+        throw (
+          accountRefusal(error) ??
+          new CarrierRefusal(
+            REFUSED_AT_CREATE[error.code ?? 0] ?? 'failed',
+            `Twilio answered ${error.status} (${error.code ?? '-'})`,
+          )
+        );
+      }
+    },
+
+    async joinConference(carrierCallId, conference) {
+      await update(carrierCallId, { twiml: conferenceTwiml(conference) });
     },
   };
 }

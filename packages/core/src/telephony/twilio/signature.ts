@@ -51,9 +51,11 @@ export const TWILIO_PATHS = {
   status: '/carrier/twilio/status',
   'machine-detection': '/carrier/twilio/machine-detection',
   voice: '/carrier/twilio/voice',
+  /** A warm transfer's call to the colleague: `<path>/<transfer_id>`. */
+  'transfer-status': '/carrier/twilio/transfer-status',
 } as const;
 
 /** The public URL Twilio calls for one of the paths, with the call's id when it is a call's callback. */
-export function twilioUrl(publicUrl: string, path: keyof typeof TWILIO_PATHS, callId?: string): string {
-  return `${publicUrl.replace(/\/$/, '')}${TWILIO_PATHS[path]}${callId ? `/${callId}` : ''}`;
+export function twilioUrl(publicUrl: string, path: keyof typeof TWILIO_PATHS, id?: string): string {
+  return `${publicUrl.replace(/\/$/, '')}${TWILIO_PATHS[path]}${id ? `/${id}` : ''}`;
 }

@@ -21,11 +21,17 @@ const SAY_REGIONS: Record<string, string> = {
 const sayLanguage = (language: string): SayLanguage =>
   (language.includes('-') ? language : (SAY_REGIONS[language] ?? language)) as SayLanguage;
 
-/** A call's audio streamed both ways to the media server, with the call's parameters. */
-export function streamTwiml(stream: { url: string; parameters: Record<string, string> }): string {
-  const response = new VoiceResponse();
+type MediaStream = { url: string; parameters: Record<string, string> };
+
+function connectStream(response: VoiceResponse, stream: MediaStream) {
   const connected = response.connect().stream({ url: stream.url });
   for (const [name, value] of Object.entries(stream.parameters)) connected.parameter({ name, value });
+}
+
+/** A call's audio streamed both ways to the media server, with the call's parameters. */
+export function streamTwiml(stream: MediaStream): string {
+  const response = new VoiceResponse();
+  connectStream(response, stream);
   return response.toString();
 }
 
@@ -41,5 +47,36 @@ export function sayThenHangUpTwiml(text: string, language: string): string {
 export function dialTwiml(destination: string): string {
   const response = new VoiceResponse();
   response.dial(destination);
+  return response.toString();
+}
+
+/**
+ * A conference joined for good: it starts as the call enters, and ends (the others hung up) as the call
+ * leaves. No beep, no waiting music: the other side is a warm transfer's caller or its colleague.
+ */
+function joinConference(response: VoiceResponse, conference: string) {
+  response
+    .dial()
+    .conference(
+      { beep: 'false', startConferenceOnEnter: true, endConferenceOnExit: true, waitUrl: '' },
+      conference,
+    );
+}
+
+/** Moves a call into a conference (a warm transfer's caller joining the colleague). */
+export function conferenceTwiml(conference: string): string {
+  const response = new VoiceResponse();
+  joinConference(response, conference);
+  return response.toString();
+}
+
+/**
+ * A warm transfer's colleague: the agent's briefing over a media stream, then, as the media server ends
+ * the stream, the conference where the caller joins them.
+ */
+export function briefThenConferenceTwiml(stream: MediaStream, conference: string): string {
+  const response = new VoiceResponse();
+  connectStream(response, stream);
+  joinConference(response, conference);
   return response.toString();
 }
