@@ -1,7 +1,7 @@
 -- Warm transfers: the agent puts the caller on hold, the service dials a colleague, the agent briefs them,
 -- then the caller joins them (a carrier conference). One row per attempt, its status moving forward only:
 -- requested -> dialing -> answered -> briefed, or to unanswered (the colleague's line ended first) or
--- abandoned (the conversation stopped waiting). At most one attempt of a call is open at a time.
+-- abandoned (the conversation stopped waiting).
 CREATE TABLE "call_transfers" (
   "id" UUID NOT NULL,
   "call_id" UUID NOT NULL,
@@ -13,13 +13,9 @@ CREATE TABLE "call_transfers" (
   "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
   "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
   CONSTRAINT "call_transfers_pkey" PRIMARY KEY ("id"),
-  CONSTRAINT "call_transfers_status_check"
-    CHECK ("status" IN ('requested', 'dialing', 'answered', 'briefed', 'unanswered', 'abandoned')),
   CONSTRAINT "call_transfers_call_id_fkey" FOREIGN KEY ("call_id") REFERENCES "calls"("id")
     ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 CREATE UNIQUE INDEX "call_transfers_carrier_call_id_key" ON "call_transfers"("carrier_call_id");
 CREATE INDEX "call_transfers_call_id_idx" ON "call_transfers"("call_id");
-CREATE UNIQUE INDEX "call_transfers_open_key" ON "call_transfers"("call_id")
-  WHERE "status" IN ('requested', 'dialing', 'answered');
