@@ -12,6 +12,7 @@ import { registerKeyCommands } from './commands/keys';
 import { registerNumberCommands } from './commands/numbers';
 import { registerSecretCommands } from './commands/secrets';
 import { registerSeedCommands } from './commands/seed';
+import { registerTestAgentCommand } from './commands/test-agent';
 import { registerTestContactCommands } from './commands/test-contacts';
 import { registerUserCommands } from './commands/users';
 import { registerWebhookCommands } from './commands/webhooks';
@@ -33,6 +34,7 @@ export function createProgram(): Command {
   registerNumberCommands(program);
   registerSecretCommands(program);
   registerSeedCommands(program);
+  registerTestAgentCommand(program);
   registerTestContactCommands(program);
   registerUserCommands(program);
   registerWebhookCommands(program);

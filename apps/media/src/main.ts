@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { coreConfigFromEnv, systemClock, systemResolver } from '@voice/core';
 import { configuredRecordingStore } from '@voice/core/s3';
 import { createDb } from '@voice/db';
+import { mediaTaskQueue } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
 import { loadEnv } from './env';
@@ -15,6 +16,8 @@ import {
   textToSpeechFromEnv,
 } from '@voice/providers';
 import { startMediaServer } from './server';
+import { testBenchActivities } from './test-bench/activities';
+import { startTestBenchWorker } from './test-bench/worker';
 
 const env = loadEnv();
 // The environment's check makes sure the language model's key is there.
@@ -66,6 +69,14 @@ const server = await startMediaServer(
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );
+// The test bench's conversations, asked for by the worker's agent test workflows.
+const testBench = startTestBenchWorker({
+  address: env.TEMPORAL_ADDRESS,
+  namespace: env.TEMPORAL_NAMESPACE,
+  taskQueue: mediaTaskQueue(env.TEMPORAL_TASK_QUEUE),
+  activities: testBenchActivities({ core, providers: { llm: openAiLanguageModel(llm) } }),
+  logger,
+});
 logger.info(
   {
     streams: server.url,
@@ -83,6 +94,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'media server shutting down');
+  await testBench.stop();
   await server.stop();
   await connection.close();
   await db.$disconnect();

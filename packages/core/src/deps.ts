@@ -109,6 +109,7 @@ export const deferredWorkflows: WorkflowStarter = {
   },
   startWebhookDelivery: noTemporal,
   startCampaignWorkflow: noTemporal,
+  startAgentTest: noTemporal,
   wakeCampaign: noTemporal,
   reportCarrierEvent: noTemporal,
   endCall: noTemporal,

@@ -32,6 +32,8 @@ export * from './network/resolver';
 export * from './network/public-address';
 export * from './agents';
 export * from './calls';
+export * from './agent-tests/scenarios';
+export * from './agent-tests/runs';
 export * from './flows';
 export * from './knowledge';
 export * from './after-call';

@@ -31,6 +31,8 @@ export interface WorkflowStarter {
     retryScheduleMs: number[];
   }): Promise<void>;
   startCampaignWorkflow(campaign: { campaignId: string; accountId: string; agentId: string }): Promise<void>;
+  /** Starts an agent test run's workflow (agentTestWorkflow; a no-op if it exists). */
+  startAgentTest(run: { runId: string; accountId: string; agentId: string }): Promise<void>;
   /** Tells a running campaign workflow to look at its campaign again (a no-op if it has finished). */
   wakeCampaign(campaignId: string): Promise<void>;
   /** Hands a carrier's event to the call's workflow (a no-op if it has finished). */

@@ -12,6 +12,7 @@ export {
 export type {
   Account,
   Agent,
+  AgentTestRun,
   AgentWebhook,
   Call,
   CallEvent,

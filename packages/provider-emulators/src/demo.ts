@@ -53,12 +53,49 @@ export function demoUnderstanding(request: ChatRequest): LlmReply {
   return { say: JSON.stringify({ intent, variables }) };
 }
 
+/** What the test bench's simulated caller is told first (the media server's callerInstructions). */
+const SIMULATED_CALLER = /^You are playing a caller/;
+
 /**
- * The demo model: two turns of the booking, a flow's reading of the caller, then its structured
- * analysis in the schema it is given.
+ * The test bench's simulated caller, as the demo plays it: the demo callee's lines in turn, then it
+ * hangs up.
+ */
+export function demoCaller(request: ChatRequest): LlmReply {
+  const said = request.messages.filter((message) => message.role === 'assistant').length;
+  return { say: DEMO_CALLEE_LINES[said] ?? '[hang up]' };
+}
+
+/**
+ * The test bench's grading, as predictably as a demo needs (a real model reads the transcript): a
+ * criterion holds when every phrase it quotes ("...") is in what the agent said, or, quoting none, when
+ * the agent said anything at all.
+ */
+export function demoGrading(request: ChatRequest): LlmReply {
+  const text = String(request.messages.at(-1)?.content ?? '');
+  const criteria = /Criteria:\n([\s\S]*?)\n\nTranscript:/.exec(text)?.[1]?.split('\n') ?? [];
+  const agentSaid = [...text.matchAll(/^Agent: (.*)$/gm)].map(([, line]) => line!.toLowerCase()).join('\n');
+  const verdicts = criteria.map((line, index) => {
+    const quoted = [...line.matchAll(/"([^"]+)"/g)].map(([, phrase]) => phrase!.toLowerCase());
+    const missing = quoted.filter((phrase) => !agentSaid.includes(phrase));
+    const passed = quoted.length > 0 ? missing.length === 0 : agentSaid.length > 0;
+    const reason = passed
+      ? 'The agent said it.'
+      : missing.length > 0
+        ? `The agent never said "${missing[0]}".`
+        : 'The agent said nothing.';
+    return { criterion: index + 1, passed, reason };
+  });
+  return { say: JSON.stringify({ verdicts }) };
+}
+
+/**
+ * The demo model: two turns of the booking, a flow's reading of the caller, its structured analysis in
+ * the schema it is given, and the test bench's simulated caller and grading.
  */
 export function demoModel(request: ChatRequest): LlmReply {
   if (request.response_format?.json_schema?.name === 'caller_turn') return demoUnderstanding(request);
+  if (request.response_format?.json_schema?.name === 'agent_test_grading') return demoGrading(request);
+  if (SIMULATED_CALLER.test(String(request.messages[0]?.content ?? ''))) return demoCaller(request);
   if (request.response_format?.json_schema) {
     const schema = request.response_format.json_schema.schema as AnalysisSchema;
     const variables = Object.entries(schema.properties?.vars_extracted?.properties ?? {});
@@ -72,6 +109,12 @@ export function demoModel(request: ChatRequest): LlmReply {
       }),
     };
   }
+  // A prompt that forbids booking (the test bench's deliberately broken prompt) is followed.
+  if (/never book/i.test(String(request.messages[0]?.content ?? '')))
+    return {
+      say: 'I am sorry, I cannot book appointments. Please call back later. Goodbye.',
+      toolCalls: [{ name: 'end_call', arguments: { goal_reached: false, reason: 'cannot book' } }],
+    };
   const callerTurns = request.messages.filter((message) => message.role === 'user').length;
   if (callerTurns <= 1)
     return {

@@ -22,7 +22,14 @@ export const workflowIds = {
   call: (callId: string) => `call-${callId}`,
   webhookDelivery: (deliveryId: string) => `webhook-${deliveryId}`,
   campaign: (campaignId: string) => `campaign-${campaignId}`,
+  agentTest: (runId: string) => `agent-test-${runId}`,
 };
+
+/**
+ * The task queue the media servers poll for the activities that need the live conversation engine (an
+ * agent test's text conversations): the worker's own, with `.media` after it.
+ */
+export const mediaTaskQueue = (taskQueue: string) => `${taskQueue}.media`;
 
 export interface CallWorkflowInput {
   callId: string;
@@ -44,6 +51,11 @@ export interface CampaignWorkflowInput {
   maxHistoryEvents?: number;
 }
 export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<string>;
+
+export interface AgentTestWorkflowInput {
+  runId: string;
+}
+export type AgentTestWorkflow = (input: AgentTestWorkflowInput) => Promise<string>;
 
 /** A change of the call the carrier reported (a status callback, or the simulator's report). */
 export const carrierEventSignal = defineSignal<[CarrierEvent]>('carrierEvent');

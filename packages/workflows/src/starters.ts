@@ -10,6 +10,7 @@ import {
   endCallSignal,
   wakeCampaignSignal,
   workflowIds,
+  type AgentTestWorkflow,
   type CallWorkflow,
   type CampaignWorkflow,
   type WebhookDeliveryWorkflow,
@@ -63,6 +64,19 @@ export function createWorkflowStarter(
             ...(agentId ? [{ key: AgentIdAttribute, value: agentId }] : []),
             { key: CallStatusAttribute, value: 'initiated' },
             ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
+          ],
+        }),
+      );
+    },
+    async startAgentTest({ runId, accountId, agentId }) {
+      await once(
+        client.workflow.start<AgentTestWorkflow>('agentTestWorkflow', {
+          workflowId: workflowIds.agentTest(runId),
+          taskQueue,
+          args: [{ runId }],
+          typedSearchAttributes: [
+            { key: AccountIdAttribute, value: accountId },
+            { key: AgentIdAttribute, value: agentId },
           ],
         }),
       );

@@ -31,6 +31,8 @@ export interface DashboardStack {
   worker: WorkerProcess;
   /** The media server, when the stack was asked for one (web calls). */
   media: MediaProcess | null;
+  /** What the services were started with (the database, Temporal and its task queue). */
+  env: Record<string, string>;
   browser: Browser;
   /** Both services' output, for a failure's message. */
   output(): string;
@@ -78,6 +80,7 @@ export async function startDashboardStack(
     api,
     worker,
     media,
+    env,
     browser,
     output: () =>
       `--- api\n${api.output()}\n--- worker\n${worker.output()}` +

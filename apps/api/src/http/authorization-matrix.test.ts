@@ -6,6 +6,7 @@ import {
   addKnowledgeDocument,
   createFlowAgent,
   createKnowledgeBase,
+  startAgentTest,
   saveFlowDraft,
   addDoNotCall,
   addPhoneNumber,
@@ -65,6 +66,8 @@ interface Resources {
   flowAgentId: string;
   knowledgeBaseId: string;
   documentId: string;
+  /** A test bench run of `agentId`. */
+  testRunId: string;
 }
 
 interface Request {
@@ -126,6 +129,12 @@ interface Endpoint {
 
 type NotFound = readonly [appCode: string, message: string];
 const AGENT_NOT_FOUND: NotFound = ['AGENT_NOT_FOUND', 'Agent not found'];
+/** A test bench scenario in YAML. */
+const TEST_SCENARIOS = `- name: Books a visit
+  persona: Dana, a patient
+  goal: Book a visit on Tuesday
+  criteria: [The agent offers a time]
+`;
 const CALL_NOT_FOUND: NotFound = ['CALL_NOT_FOUND', 'Call not found'];
 const CAMPAIGN_NOT_FOUND: NotFound = ['NOT_FOUND', 'Campaign not found'];
 const PHONE_NUMBER_NOT_FOUND: NotFound = ['PHONE_NUMBER_NOT_FOUND', 'Phone number not found'];
@@ -234,9 +243,15 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     content_type: 'text/markdown',
     data_base64: Buffer.from('# Parking\n\nFree parking behind the building.').toString('base64'),
   });
+  const testRun = await startAgentTest(deps, {
+    accountId,
+    agentId: agent.agent_id,
+    scenarios: TEST_SCENARIOS,
+  });
   return {
     accountId,
     agentId: agent.agent_id,
+    testRunId: testRun.run_id,
     flowAgentId: flowAgent.agent_id,
     knowledgeBaseId: base.id,
     documentId: document.id,
@@ -764,6 +779,13 @@ const TRPC_PLANS: Record<string, Plan> = {
   'agents.get': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.callHandling': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
   'agents.latency': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
+  'agents.startTest': onResource(
+    'agent_id',
+    (r) => ({ agent_id: r.agentId, scenarios: TEST_SCENARIOS }),
+    AGENT_NOT_FOUND,
+  ),
+  'agents.tests': onResource('agent_id', (r) => ({ agent_id: r.agentId }), AGENT_NOT_FOUND),
+  'agents.test': onResource('run_id', (r) => ({ run_id: r.testRunId }), ['NOT_FOUND', 'Test run not found']),
   'agents.conversationSettings': onResource(
     'agent_id',
     (r) => ({ agent_id: r.agentId }),
@@ -1201,6 +1223,8 @@ const PUBLIC_ROUTES: Record<string, string> = {
     "the voice webhook of the service's numbers (incoming calls): X-Twilio-Signature is the credential, checked before anything is read (telephony suite)",
   'POST /carrier/twilio/machine-detection/:call_id':
     "Twilio's answering machine detection result: signed like its status callbacks, checked the same way (carrier-callbacks.test.ts)",
+  'POST /carrier/twilio/transfer-status/:transfer_id':
+    "a warm transfer's call to the colleague: signed like a call's status callbacks, checked before anything is read (telephony suite, conversation.test.ts)",
 };
 const TRPC_ROUTE = '/trpc/:path';
 

@@ -9,6 +9,7 @@ import { AgentLatency } from '../components/LatencyBars';
 import { TalkToAgent } from '../components/TalkToAgent';
 import { AgentEditor, type Agent } from './agent-form/AgentEditor';
 import { AgentKnowledge } from './agent-form/AgentKnowledge';
+import { AgentTestBench } from './agent-form/AgentTestBench';
 import { AgentTurnTaking } from './agent-form/AgentTurnTaking';
 
 /** A copy of the agent under a new name (its webhooks' write-only parts copied by the api). */
@@ -104,6 +105,7 @@ export function EditAgentPage() {
         <>
           <AgentEditor key={agent.data.agent_id} agent={agent.data} />
           <AgentKnowledge agentId={agent.data.agent_id} />
+          <AgentTestBench agentId={agent.data.agent_id} />
         </>
       )}
       <AgentTurnTaking agentId={agent.data.agent_id} />

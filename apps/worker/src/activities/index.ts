@@ -1,6 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
   advanceCampaign,
+  beginAgentTest,
+  failAgentTestScenario,
+  finishAgentTest,
+  gradeAgentTestScenario,
   analyzeCall,
   applyCarrierEvents,
   attemptDelivery,
@@ -63,6 +67,14 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   advanceCampaign: failPermanently((campaignId: string, budget: number, claimToken: string) =>
     advanceCampaign(deps, { campaignId, budget, claimToken }),
   ),
+  beginAgentTest: failPermanently((runId: string) => beginAgentTest(deps, runId)),
+  gradeAgentTestScenario: failPermanently((runId: string, index: number) =>
+    gradeAgentTestScenario(deps, { runId, index }),
+  ),
+  failAgentTestScenario: failPermanently((runId: string, index: number, reason: string) =>
+    failAgentTestScenario(deps, { runId, index, reason }),
+  ),
+  finishAgentTest: failPermanently((runId: string) => finishAgentTest(deps, runId)),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,6 +1,7 @@
 import { mergedVariables, fillVariables } from '../agents/variables';
 import { transferDestination } from '../agents/agent-view';
 import { conversationSettingsOf, type ConversationSettings } from '../agents/conversation-settings';
+import type { Agent } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { flowOfCall } from '../flows/flow-agents';
 
@@ -16,6 +17,25 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
   if (!call?.agent) return null;
   const { agent } = call;
   const vars = mergedVariables(agent, call.varsProvided as Record<string, string>);
+  return {
+    ...conversationAgent(agent, vars),
+    accountId: call.accountId,
+    vars,
+    flow: agent.agentType === 'conversationalFlow' ? await flowOfCall({ db }, call, agent) : null,
+  };
+}
+
+/**
+ * An agent as a test bench conversation needs it (agent-tests): as a call's, its variables at their
+ * defaults. Null when the agent does not exist.
+ */
+export async function loadAgentForTest({ db }: CoreDeps, agentId: string) {
+  const agent = await db.agent.findUnique({ where: { id: agentId } });
+  return agent ? conversationAgent(agent, mergedVariables(agent, {})) : null;
+}
+
+/** What a conversation takes of an agent, its prompt and welcome filled with `vars`. */
+function conversationAgent(agent: Agent, vars: Record<string, string>) {
   const settings = conversationSettingsOf(agent.conversationSettings);
   return {
     agent: {
@@ -38,11 +58,8 @@ export async function loadCallAgent({ db }: CoreDeps, callId: string) {
     },
     transferTo: transferDestination(agent),
     agentType: agent.agentType,
-    accountId: call.accountId,
     /** A prompt agent's knowledge bases (a dashboard setting). */
     knowledgeBaseIds: agent.agentType === 'singlePrompt' ? agent.knowledgeBaseIds : [],
-    vars,
-    flow: agent.agentType === 'conversationalFlow' ? await flowOfCall({ db }, call, agent) : null,
   };
 }
 

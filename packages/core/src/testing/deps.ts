@@ -161,6 +161,7 @@ export const startsNothing: WorkflowStarter = {
   startCallWorkflow: async () => {},
   startWebhookDelivery: async () => {},
   startCampaignWorkflow: async () => {},
+  startAgentTest: async () => {},
   wakeCampaign: async () => {},
   reportCarrierEvent: async () => {},
   endCall: async () => true,

@@ -38,6 +38,7 @@ beforeAll(async () => {
       startCallWorkflow: async () => {},
       startWebhookDelivery: async ({ deliveryId }) => void started.push(deliveryId),
       startCampaignWorkflow: async () => {},
+      startAgentTest: async () => {},
       wakeCampaign: async () => {},
       reportCarrierEvent: async () => {},
       endCall: async () => true,

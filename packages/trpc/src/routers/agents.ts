@@ -15,6 +15,9 @@ import {
   ConversationSettingsUpdateSchema,
   getConversationSettings,
   setConversationSettings,
+  agentTestOf,
+  listAgentTests,
+  startAgentTest,
 } from '@voice/core';
 import { accountProcedure, router, userProcedure } from '../trpc';
 
@@ -51,6 +54,25 @@ export const agentsRouter = router({
     .mutation(({ ctx, input: { agent_id, ...settings } }) =>
       setConversationSettings(ctx.deps, { accountId: ctx.accountId, agentId: agent_id, settings }),
     ),
+  /** The test bench (docs/voice.md): scenarios (YAML) run against the agent as it is now. */
+  startTest: accountProcedure
+    .input(AgentId.extend({ scenarios: z.string().max(100_000) }))
+    .mutation(({ ctx, input }) =>
+      startAgentTest(ctx.deps, {
+        accountId: ctx.accountId,
+        agentId: input.agent_id,
+        scenarios: input.scenarios,
+      }),
+    ),
+  /** The agent's test runs, newest first. */
+  tests: accountProcedure
+    .input(AgentId)
+    .query(({ ctx, input }) =>
+      listAgentTests(ctx.deps, { accountId: ctx.accountId, agentId: input.agent_id }),
+    ),
+  test: accountProcedure
+    .input(z.object({ run_id: z.string() }))
+    .query(({ ctx, input }) => agentTestOf(ctx.deps, { accountId: ctx.accountId, runId: input.run_id })),
   modify: accountProcedure
     .input(ModifyAgentInput.extend(AgentId.shape))
     .mutation(({ ctx, input: { agent_id, ...changes } }) =>
