@@ -88,10 +88,12 @@ describe('a warm transfer', () => {
     const holdAt = stored.transcript.find((entry) => entry.role === 'system')!.timestamp_ms;
     expect(longestGap(caller.record.received, holdAt)).toBeLessThan(500);
 
-    // A colleague's stream for a transfer no longer open is refused.
+    // A colleague's stream for a transfer no longer open is told the caller has gone, and ended.
     const late = media.connect(callId, [], { parameters: { transferId } });
     await late.closed;
-    expect(late.record.closed).toMatchObject({ by: 'service', code: 1008 });
+    expect(late.record.closed).toMatchObject({ by: 'service', code: 1000, reason: 'the transfer has ended' });
+    const gone = 'Sorry, the caller is no longer waiting. You can hang up.';
+    expect(spokenMs(late.record.played())).toBeGreaterThanOrEqual(spokenMs(await speak(gone)) * 0.9);
   });
 
   it('gives up on a colleague not briefed within the bound, and the agent is back with the caller', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import {
   addPhoneNumber,
   createAccount,
@@ -19,6 +19,9 @@ import {
   createSimulatedCarrier,
   deterministicConversationEngine,
   dialCall,
+  recordAgentTestConversation,
+  requestWarmTransfer,
+  startAgentTest,
   startConversation,
   storeConversation,
   type CallRuntime,
@@ -26,7 +29,7 @@ import {
 } from '@voice/core';
 import { createTestDeps, testAgentInput } from '@voice/core/testing';
 import { startTemporalOnFreePort } from '@voice/dev';
-import { workflowIds } from '@voice/workflows';
+import { mediaTaskQueue, workflowIds } from '@voice/workflows';
 import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createWorker } from '../src/worker';
 
@@ -82,6 +85,8 @@ const deps: CoreDeps & CallRuntime = {
   conversation: deterministicConversationEngine,
   // Emails sent through a mailer (not left in the outbox), so the call records its email activities.
   mailer: { send: async () => {}, close: () => {} },
+  // The test bench's grader: every criterion passes.
+  analyst: { structured: async () => ({ verdicts: [{ criterion: 1, passed: true, reason: 'It did.' }] }) },
 };
 
 const { account } = await createAccount(deps, { name: 'Recorded' });
@@ -111,70 +116,111 @@ async function dial(to: string): Promise<string> {
 }
 
 const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, deps });
-await worker.runUntil(async () => {
-  // A connected call: a webhook delivery as its child, a notification email.
-  const completed = await dial('+14155550009');
-  await save(workflowIds.call(completed), 'call.completed');
-  const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
-    where: { event: { callId: completed } },
-  });
-  await client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
-  await save(workflowIds.webhookDelivery(delivery.id), 'webhook-delivery.retried');
-  // A call that never connects.
-  await save(workflowIds.call(await dial('+14155550001')), 'call.busy');
-  // A call whose end the carrier reported and the service never got.
-  await save(workflowIds.call(await dial('+14155550007')), 'call.event-lost');
-  // A call the service hung up itself (an operator's hang-up: the endCall signal).
-  const { call_id: hungUp } = await dialCall(deps, {
-    accountId: account.id,
-    from_number: from,
-    to_number: '+14155550009',
-  });
-  await deps.workflows.endCall(hungUp, { action: 'hang_up', reason: 'agent_hangup' });
-  await client.workflow.getHandle(workflowIds.call(hungUp)).result();
-  await save(workflowIds.call(hungUp), 'call.hung-up');
-
-  // A call with a live conversation: the carrier's end waits for the media server to store it (the
-  // conversationEnded signal), then the conversation is analysed.
-  const { call_id: live } = await dialCall(deps, {
-    accountId: account.id,
-    from_number: from,
-    to_number: '+14155550009',
-  });
-  await startConversation(deps, live);
-  while (!(await deps.db.call.findUniqueOrThrow({ where: { id: live } })).carrierEnd)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  await storeConversation(deps, live, {
-    end: 'user_hangup',
-    transcript: [{ role: 'agent', content: 'Hello.', timestamp_ms: 0 }],
-    varsCollected: {},
-    recordingKey: null,
-    endedAt: new Date(),
-  });
-  await deps.workflows.conversationEnded(live);
-  await client.workflow.getHandle(workflowIds.call(live)).result();
-  await save(workflowIds.call(live), 'call.conversation');
-
-  // A campaign: paced dials, a busy contact retried once.
-  const { body } = await createCampaign(deps, {
-    accountId: account.id,
-    ...CreateCampaignInput.parse({
-      name: 'Recorded campaign',
-      agent_id: agent.agent_id,
-      from_numbers: [from],
-      dials_per_minute: 600,
-      retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 1 },
-      contacts: [{ to_number: '+14155550009' }, { to_number: '+14155550001' }, { to_number: '+14155550019' }],
-    }),
-  });
-  const campaignWorkflowId = workflowIds.campaign(body.campaign_id);
-  await client.workflow.getHandle(campaignWorkflowId).result();
-  await save(campaignWorkflowId, 'campaign.completed');
-  const campaignCall = await deps.db.call.findFirstOrThrow({
-    where: { campaignId: body.campaign_id, toNumber: '+14155550009' },
-  });
-  await save(workflowIds.call(campaignCall.id), 'call.in-campaign');
+// The media servers' side of agent tests: each scenario's conversation, as held text.
+const media = await Worker.create({
+  connection: nativeConnection,
+  taskQueue: mediaTaskQueue(taskQueue),
+  activities: {
+    async runAgentTestScenario({ runId, index }: { runId: string; index: number }) {
+      const transcript = [{ role: 'agent' as const, content: 'Which day suits you?', timestamp_ms: 0 }];
+      await recordAgentTestConversation(deps, { runId, index, transcript, end: 'ended' });
+      return { end: 'ended' };
+    },
+  },
 });
+await media.runUntil(() =>
+  worker.runUntil(async () => {
+    // A connected call: a webhook delivery as its child, a notification email.
+    const completed = await dial('+14155550009');
+    await save(workflowIds.call(completed), 'call.completed');
+    const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+      where: { event: { callId: completed } },
+    });
+    await client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
+    await save(workflowIds.webhookDelivery(delivery.id), 'webhook-delivery.retried');
+    // A call that never connects.
+    await save(workflowIds.call(await dial('+14155550001')), 'call.busy');
+    // A call whose end the carrier reported and the service never got.
+    await save(workflowIds.call(await dial('+14155550007')), 'call.event-lost');
+    // A call the service hung up itself (an operator's hang-up: the endCall signal).
+    const { call_id: hungUp } = await dialCall(deps, {
+      accountId: account.id,
+      from_number: from,
+      to_number: '+14155550009',
+    });
+    await deps.workflows.endCall(hungUp, { action: 'hang_up', reason: 'agent_hangup' });
+    await client.workflow.getHandle(workflowIds.call(hungUp)).result();
+    await save(workflowIds.call(hungUp), 'call.hung-up');
+
+    // A call with a live conversation: the carrier's end waits for the media server to store it (the
+    // conversationEnded signal), then the conversation is analysed.
+    const { call_id: live } = await dialCall(deps, {
+      accountId: account.id,
+      from_number: from,
+      to_number: '+14155550009',
+    });
+    await startConversation(deps, live);
+    while (!(await deps.db.call.findUniqueOrThrow({ where: { id: live } })).carrierEnd)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await storeConversation(deps, live, {
+      end: 'user_hangup',
+      transcript: [{ role: 'agent', content: 'Hello.', timestamp_ms: 0 }],
+      varsCollected: {},
+      recordingKey: null,
+      endedAt: new Date(),
+    });
+    await deps.workflows.conversationEnded(live);
+    await client.workflow.getHandle(workflowIds.call(live)).result();
+    await save(workflowIds.call(live), 'call.conversation');
+
+    // A campaign: paced dials, a busy contact retried once.
+    const { body } = await createCampaign(deps, {
+      accountId: account.id,
+      ...CreateCampaignInput.parse({
+        name: 'Recorded campaign',
+        agent_id: agent.agent_id,
+        from_numbers: [from],
+        dials_per_minute: 600,
+        retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 1 },
+        contacts: [
+          { to_number: '+14155550009' },
+          { to_number: '+14155550001' },
+          { to_number: '+14155550019' },
+        ],
+      }),
+    });
+    const campaignWorkflowId = workflowIds.campaign(body.campaign_id);
+    await client.workflow.getHandle(campaignWorkflowId).result();
+    await save(campaignWorkflowId, 'campaign.completed');
+    const campaignCall = await deps.db.call.findFirstOrThrow({
+      where: { campaignId: body.campaign_id, toNumber: '+14155550009' },
+    });
+    await save(workflowIds.call(campaignCall.id), 'call.in-campaign');
+
+    // A warm transfer's steps (the endCall signal's warm_transfer): the simulator has no colleague to dial.
+    const { call_id: transferred } = await dialCall(deps, {
+      accountId: account.id,
+      from_number: from,
+      to_number: '+14155550009',
+    });
+    await requestWarmTransfer(deps, {
+      callId: transferred,
+      destination: '+14155550123',
+      summary: 'A caller.',
+    });
+    await client.workflow.getHandle(workflowIds.call(transferred)).result();
+    await save(workflowIds.call(transferred), 'call.warm-transfer');
+
+    // An agent test run: a scenario held (the media task queue) and graded.
+    const run = await startAgentTest(deps, {
+      accountId: account.id,
+      agentId: agent.agent_id,
+      scenarios: '- {name: Books, persona: Dana, goal: Book a visit, criteria: [The agent asks the day]}',
+    });
+    await client.workflow.getHandle(workflowIds.agentTest(run.run_id)).result();
+    await save(workflowIds.agentTest(run.run_id), 'agent-test.passed');
+  }),
+);
 
 receiver.close();
 await connection.close();

@@ -34,6 +34,7 @@ export * from './agents';
 export * from './calls';
 export * from './agent-tests/scenarios';
 export * from './agent-tests/runs';
+export * from './agent-tests/grading';
 export * from './flows';
 export * from './knowledge';
 export * from './after-call';

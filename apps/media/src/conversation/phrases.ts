@@ -13,6 +13,8 @@ export interface Phrases {
   /** A warm transfer nobody took: the agent is back, and goes on (a flow agent says goodbye instead). */
   transferUnanswered: string;
   transferUnansweredGoodbye: string;
+  /** Told to a colleague who answers a warm transfer after the caller has gone. */
+  transferGone: string;
 }
 
 const ENGLISH: Phrases = {
@@ -25,6 +27,7 @@ const ENGLISH: Phrases = {
     'I am sorry, none of my colleagues could take your call just now. Is there anything else I can help with?',
   transferUnansweredGoodbye:
     'I am sorry, none of my colleagues could take your call just now. Please call us back later. Goodbye.',
+  transferGone: 'Sorry, the caller is no longer waiting. You can hang up.',
 };
 
 const HEBREW: Phrases = {
@@ -36,6 +39,7 @@ const HEBREW: Phrases = {
   transferUnanswered: 'מצטערים, אף אחד מהנציגים לא יכול לענות כרגע. אפשר לעזור במשהו אחר?',
   transferUnansweredGoodbye:
     'מצטערים, אף אחד מהנציגים לא יכול לענות כרגע. אפשר להתקשר אלינו שוב מאוחר יותר. להתראות.',
+  transferGone: 'מצטערים, הלקוח כבר לא ממתין על הקו. אפשר לנתק.',
 };
 
 export function phrasesFor(language: string): Phrases {

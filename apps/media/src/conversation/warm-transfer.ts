@@ -117,6 +117,11 @@ export class WarmTransfer {
       return null;
     });
     if (!this.transferId) return this.back('not placed');
+    // The conversation ended while the colleague was being asked for: they are let go at once.
+    if (this.stopped) {
+      await this.transfers.abandon(this.transferId).catch(() => false);
+      return 'ended';
+    }
     this.entry(`transfer: calling the colleague, with the summary: ${summary}`);
     const deadline = performance.now() + this.transfers.waitMs;
     let answered = false;

@@ -32,9 +32,9 @@ async function replay(workflowsPath: string, names: readonly string[]) {
 }
 
 describe('replay of recorded histories', () => {
-  it('covers the call, campaign and webhook delivery workflows', () => {
+  it('covers the call, campaign, webhook delivery and agent test workflows', () => {
     const kinds = new Set(HISTORIES.map((name) => name.split('.')[0]));
-    expect([...kinds].sort()).toEqual(['call', 'campaign', 'webhook-delivery']);
+    expect([...kinds].sort()).toEqual(['agent-test', 'call', 'campaign', 'webhook-delivery']);
   });
 
   it('replays every history on the current workflows', async () => {

@@ -4,7 +4,12 @@ import { patched, sleep } from '@temporalio/workflow';
 import type { CallWorkflow } from '@voice/workflows';
 import { callWorkflow as current } from '../../src/workflows/call.workflow';
 
-export { campaignWorkflow, diagnosticsWorkflow, webhookDeliveryWorkflow } from '../../src/workflows';
+export {
+  agentTestWorkflow,
+  campaignWorkflow,
+  diagnosticsWorkflow,
+  webhookDeliveryWorkflow,
+} from '../../src/workflows';
 
 export const callWorkflow: CallWorkflow = async (input) => {
   if (patched('wait-before-dial')) await sleep(1);

@@ -7,11 +7,11 @@ import {
   beginAgentTest,
   failAgentTestScenario,
   finishAgentTest,
-  gradeAgentTestScenario,
   listAgentTests,
   recordAgentTestConversation,
   startAgentTest,
 } from './runs';
+import { gradeAgentTestScenario } from './grading';
 import { parseAgentTestScenarios } from './scenarios';
 
 /**

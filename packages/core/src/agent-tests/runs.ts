@@ -3,7 +3,6 @@ import type { AgentTestRun } from '@voice/db';
 import type { TranscriptEntry } from '../calls/conversation';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import type { StructuredModel } from '../ports';
 import { isUuid } from '../scope';
 import { parseAgentTestScenarios, type AgentTestScenario } from './scenarios';
 
@@ -171,7 +170,8 @@ export async function agentTestScenario(deps: CoreDeps, runId: string, index: nu
   return { scenario, agentId: row.agentId, accountId: row.accountId };
 }
 
-async function setResult(deps: CoreDeps, runId: string, index: number, result: AgentTestResult) {
+/** Keeps a scenario's result on its run (a row lock: one writer at a time). */
+export async function setResult(deps: CoreDeps, runId: string, index: number, result: AgentTestResult) {
   await deps.db.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<{ results: (AgentTestResult | null)[] }[]>`
       SELECT results FROM agent_test_runs WHERE id = ${runId}::uuid FOR UPDATE`;
@@ -217,82 +217,6 @@ export async function failAgentTestScenario(
     verdicts: [],
     passed: null,
     error: reason,
-  });
-}
-
-const GRADING_NOTE =
-  'You grade a phone agent. A simulated caller with the goal below has just talked with it; the ' +
-  'transcript follows. For each numbered criterion, decide whether the conversation meets it, strictly ' +
-  'and from the transcript alone, and give a one-sentence reason.';
-
-const GRADING_SCHEMA = {
-  name: 'agent_test_grading',
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['verdicts'],
-    properties: {
-      verdicts: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['criterion', 'passed', 'reason'],
-          properties: {
-            criterion: { type: 'integer', description: 'The criterion’s number' },
-            passed: { type: 'boolean' },
-            reason: { type: 'string' },
-          },
-        },
-      },
-    },
-  },
-};
-
-/** The transcript as the grader and the simulated caller read it. */
-export const transcriptText = (transcript: TranscriptEntry[]) =>
-  transcript
-    .map(
-      (entry) =>
-        `${entry.role === 'caller' ? 'Caller' : entry.role === 'agent' ? 'Agent' : 'System'}: ${entry.content}`,
-    )
-    .join('\n');
-
-/**
- * Grades a scenario's conversation with the language model: a verdict per criterion (one the model left
- * out fails, as not graded). Throws when the model fails or answers outside the schema: the step retries.
- */
-export async function gradeAgentTestScenario(
-  deps: CoreDeps & { analyst?: StructuredModel },
-  { runId, index }: { runId: string; index: number },
-): Promise<void> {
-  if (!deps.analyst) throw new Error('No language model to grade with (LLM settings)');
-  const row = await deps.db.agentTestRun.findUniqueOrThrow({ where: { id: runId } });
-  const { scenario } = await agentTestScenario(deps, runId, index);
-  const held = (row.results as unknown as (AgentTestResult | null)[])[index];
-  if (!held || held.passed !== null || held.error) return;
-  const criteria = scenario.criteria.map((criterion, at) => `${at + 1}. ${criterion}`).join('\n');
-  const answer = (await deps.analyst.structured(
-    [
-      { role: 'system', content: GRADING_NOTE },
-      {
-        role: 'user',
-        content: `Caller's goal: ${scenario.goal}\n\nCriteria:\n${criteria}\n\nTranscript:\n${transcriptText(held.transcript)}`,
-      },
-    ],
-    GRADING_SCHEMA,
-  )) as { verdicts?: { criterion?: unknown; passed?: unknown; reason?: unknown }[] };
-  if (!Array.isArray(answer?.verdicts)) throw new Error('The grader answered without verdicts');
-  const verdicts = scenario.criteria.map((criterion, at) => {
-    const given = answer.verdicts!.find((verdict) => verdict.criterion === at + 1);
-    return given && typeof given.passed === 'boolean'
-      ? { criterion, passed: given.passed, reason: typeof given.reason === 'string' ? given.reason : '' }
-      : { criterion, passed: false, reason: 'not graded' };
-  });
-  await setResult(deps, runId, index, {
-    ...held,
-    verdicts,
-    passed: verdicts.every((verdict) => verdict.passed),
   });
 }
 
