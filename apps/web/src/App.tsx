@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { NavLink, Navigate, Route, Routes, useNavigate } from 'react-router';
 import { api } from './api';
 import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
@@ -118,7 +118,23 @@ function Signed({ children }: { children: React.ReactNode }) {
   );
 }
 
+/** The window's title follows the page's heading ("Calls · Voice agents"), whichever page is open. */
+function useHeadingTitle() {
+  useEffect(() => {
+    const update = () => {
+      const heading = document.querySelector('h1')?.textContent?.trim();
+      const title = heading ? `${heading} · Voice agents` : 'Voice agents';
+      if (document.title !== title) document.title = title;
+    };
+    update();
+    const observer = new MutationObserver(update);
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, []);
+}
+
 export function App() {
+  useHeadingTitle();
   return (
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />

@@ -28,3 +28,33 @@ export function localInputToMs(value: string): number | undefined {
 }
 
 export const humanize = (value: string) => value.replaceAll('_', ' ');
+
+/** A call's status as a person reads it (the API's `ended` is a call that went as planned). */
+const CALL_STATUS_LABELS: Record<string, string> = {
+  initiated: 'Dialing',
+  ringing: 'Ringing',
+  ongoing: 'In progress',
+  ended: 'Completed',
+  busy: 'Busy',
+  no_answer: 'No answer',
+  error: 'Error',
+  user_hangup: 'Caller hung up',
+  agent_hangup: 'Agent hung up',
+};
+
+export const callStatusLabel = (status: string) => CALL_STATUS_LABELS[status] ?? humanize(status);
+
+/** Why a call ended: its disconnection reason when it has one, else what its status says. */
+const ENDED_BECAUSE: Record<string, string> = {
+  ended: 'the conversation reached its end',
+  user_hangup: 'the caller hung up',
+  agent_hangup: 'the agent hung up',
+  busy: 'the line was busy',
+  no_answer: 'nobody answered',
+  error: 'an error',
+};
+
+export function endedBecause(call: { call_status: string; disconnection_reason?: string | null }): string {
+  if (call.disconnection_reason) return humanize(call.disconnection_reason);
+  return ENDED_BECAUSE[call.call_status] ?? '—';
+}

@@ -77,6 +77,10 @@ describe('the dashboard', () => {
     await saved.getByText('A secret is set and kept unless you type a new one').waitFor();
     expect(await saved.getByLabel('URL').inputValue()).toBe('https://hooks.example/voice');
     expect(await page.content()).not.toContain('a-very-secret-value');
+    // Its voice, never chosen, is the first of its language, not the catalog's first.
+    const agent = await stack.database.db.agent.findFirstOrThrow({ where: { name: 'Appointment setter' } });
+    const voice = await stack.database.db.voice.findUniqueOrThrow({ where: { id: agent.voiceId } });
+    expect(voice.language.split('-')[0]).toBe('en');
   });
 
   it('previews a CSV with its bad rows before writing anything, then follows the campaign live to completion', async () => {
@@ -101,7 +105,8 @@ describe('the dashboard', () => {
     const rows = await rejected.locator('tbody tr').allTextContents();
     expect(rows).toHaveLength(3);
     expect(rows[0]).toMatch(/^12/);
-    expect(rows[1]).toMatch(/^23.*repeats row 1/);
+    // The first data row is the file's second line.
+    expect(rows[1]).toMatch(/^23.*repeats line 2\b/);
     expect(rows[2]).toMatch(/^40.*timezone/);
     await screenshot(page, 'campaign-preview');
     // Nothing is written until the campaign is created.
@@ -120,12 +125,30 @@ describe('the dashboard', () => {
     expect(legend).toContain('dialed: 47');
     expect(legend).toContain('ended: 37');
     expect(legend).toContain('busy: 10');
+    // The legend's swatches stay small (the chart's own size rule is not theirs), each series its colour.
+    const swatches = page.locator('.legend .swatch');
+    for (const box of await Promise.all((await swatches.all()).map((swatch) => swatch.boundingBox())))
+      expect(box!.height).toBeLessThan(20);
+    const fills = await swatches
+      .locator('rect')
+      .evaluateAll((rects) => rects.map((rect) => rect.getAttribute('fill')));
+    expect(new Set(fills).size).toBe(fills.length);
+    // The window is titled after the page, with the service's icon.
+    const heading = await page.getByRole('heading', { level: 1 }).textContent();
+    expect(await page.title()).toBe(`${heading} · Voice agents`);
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/app/favicon.svg');
+    expect((await page.request.get('/app/favicon.svg')).status()).toBe(200);
     await screenshot(page, 'campaign-live');
   });
 
   it("opens one of the campaign's calls and plays its recording", async () => {
     await page.getByRole('link', { name: 'Open call' }).nth(1).click();
     await page.waitForURL(/\/app\/calls\/[0-9a-f-]{36}$/);
+    // Why it ended, in words, whatever its outcome.
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    expect(await page.locator('dt:text-is("Ended because") + dd').textContent()).toMatch(
+      /^(the conversation reached its end|busy)$/,
+    );
     await page.getByRole('heading', { name: 'Transcript' }).waitFor();
     await page.getByText('Hello Caller').first().waitFor();
     const duration = await audioDuration(page.locator('audio'));

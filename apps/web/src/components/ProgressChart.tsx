@@ -11,7 +11,12 @@ export interface Sample {
 const WIDTH = 640;
 const HEIGHT = 200;
 const PAD = 28;
-const COLORS = ['#0a5bd3', '#1a7f37', '#b3261e', '#8250df', '#9a6700', '#57606a'];
+/**
+ * One colour per series, told apart by most people with a colour vision deficiency (Okabe and Ito's
+ * palette, darkened for contrast on white); past them, the colours come again dashed.
+ */
+const COLORS = ['#0a5bd3', '#b35806', '#1a7f37', '#cc3d8f', '#0b7c94', '#7a5c00', '#6639ba', '#24292f'];
+const dash = (index: number) => (index >= COLORS.length ? '6 3' : undefined);
 
 /**
  * Dials and outcomes since the page opened, one line each, drawn as SVG from the live updates; the
@@ -50,6 +55,7 @@ export function ProgressChart({ samples }: { samples: Sample[] }) {
             key={line.name}
             fill="none"
             stroke={COLORS[index % COLORS.length]}
+            strokeDasharray={dash(index)}
             strokeWidth={index === 0 ? 2.5 : 1.75}
             points={line.values.map((value, i) => `${x(samples[i]!.at)},${y(value)}`).join(' ')}
           />
@@ -59,8 +65,12 @@ export function ProgressChart({ samples }: { samples: Sample[] }) {
         <ul className="legend">
           {series.map((line, index) => (
             <li key={line.name}>
-              <svg className="swatch" viewBox="0 0 1 1" aria-hidden="true">
-                <rect width="1" height="1" fill={COLORS[index % COLORS.length]} />
+              <svg className="swatch" viewBox="0 0 4 4" aria-hidden="true">
+                {dash(index) ? (
+                  <path d="M0 2h1.5M2.5 2H4" stroke={COLORS[index % COLORS.length]} strokeWidth="2" />
+                ) : (
+                  <rect width="4" height="4" fill={COLORS[index % COLORS.length]} />
+                )}
               </svg>
               {humanize(line.name)}: {line.name === 'dialed' ? last.dialed : (last.outcomes[line.name] ?? 0)}
             </li>

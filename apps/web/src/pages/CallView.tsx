@@ -3,7 +3,14 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { formatDuration, formatPreciseTime, formatTime, humanize } from '../format';
+import {
+  callStatusLabel,
+  endedBecause,
+  formatDuration,
+  formatPreciseTime,
+  formatTime,
+  humanize,
+} from '../format';
 import { ErrorMessage, Pending } from '../components/Messages';
 import { CallFunctionCalls } from '../components/FunctionCalls';
 import { LatencyBars } from '../components/LatencyBars';
@@ -129,7 +136,7 @@ function Timeline({ callId, status }: { callId: string; status: string }) {
         <li key={entry.event}>
           <time dateTime={entry.at}>{formatPreciseTime(entry.at)}</time>{' '}
           <strong>{TIMELINE_LABELS[entry.event]}</strong>
-          {entry.status && entry.event === 'ended' ? ` · ${humanize(entry.status)}` : ''}
+          {entry.status && entry.event === 'ended' ? ` · ${callStatusLabel(entry.status)}` : ''}
           {entry.detail ? ` · ${humanize(entry.detail)}` : ''}
         </li>
       ))}
@@ -167,7 +174,7 @@ export function CallPage() {
           {data.call_type === 'web_call' ? 'Web call' : `Call to ${data.to_number}`}
           <span className="visually-hidden"> ({data.call_id})</span>
         </h1>
-        <span className={`status status-${data.call_status}`}>{humanize(data.call_status)}</span>
+        <span className={`status status-${data.call_status}`}>{callStatusLabel(data.call_status)}</span>
       </div>
       <dl className="details">
         <div>
@@ -198,7 +205,7 @@ export function CallPage() {
         </div>
         <div>
           <dt>Ended because</dt>
-          <dd>{data.disconnection_reason ? humanize(data.disconnection_reason) : '—'}</dd>
+          <dd>{endedBecause(data)}</dd>
         </div>
         {data.answered_by && (
           <div>

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../api';
 import { nextKeys, Pager } from '../components/Pager';
-import { formatDuration, formatTime, humanize, localInputToMs } from '../format';
+import { callStatusLabel, formatDuration, formatTime, humanize, localInputToMs } from '../format';
 import { ErrorMessage } from '../components/Messages';
 
 /** Rows per page the list offers; 1,000 is the API's most. */
@@ -182,7 +182,7 @@ export function CallsPage() {
                     </td>
                     <td>
                       <span className={`status status-${call.call_status}`}>
-                        {humanize(call.call_status)}
+                        {callStatusLabel(call.call_status)}
                       </span>
                     </td>
                     <td>{call.agent?.name ?? '—'}</td>

@@ -45,11 +45,19 @@ export function NewCampaignPage() {
     setUpload(parsed.ok ? { name: file.name, ...parsed } : { name: file.name, error: parsed.reason });
   }
 
+  // The api counts the file's data rows; the preview speaks of its lines, as its first column does.
+  const inLines = (reason: string) =>
+    reason.replace(/repeats row (\d+)/, (said, row: string) =>
+      rows[Number(row) - 1] ? `repeats line ${rows[Number(row) - 1]!.line}` : said,
+    );
   const rejectedRows = new Set(check.data?.rejected.map((r) => r.row));
   const accepted = rows.filter((_, index) => !rejectedRows.has(index + 1));
   const rejected = [
     ...(upload && 'problems' in upload ? upload.problems : []),
-    ...(check.data?.rejected.map(({ row, reason }) => ({ line: rows[row - 1]!.line, reason })) ?? []),
+    ...(check.data?.rejected.map(({ row, reason }) => ({
+      line: rows[row - 1]!.line,
+      reason: inLines(reason),
+    })) ?? []),
   ].sort((a, b) => a.line - b.line);
   const ready = !upload || ('contacts' in upload && (rows.length === 0 || check.isSuccess));
 

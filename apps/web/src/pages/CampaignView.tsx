@@ -150,15 +150,18 @@ export function CampaignPage() {
         </div>
         <div className="card">
           <h2>By outcome</h2>
-          <dl className="counts">
-            {Object.entries(data.counts.by_outcome).map(([outcome, count]) => (
-              <div key={outcome}>
-                <dt>{humanize(outcome)}</dt>
-                <dd>{count.toLocaleString()}</dd>
-              </div>
-            ))}
-            {Object.keys(data.counts.by_outcome).length === 0 && <p>No outcomes yet.</p>}
-          </dl>
+          {Object.keys(data.counts.by_outcome).length === 0 ? (
+            <p>No outcomes yet.</p>
+          ) : (
+            <dl className="counts">
+              {Object.entries(data.counts.by_outcome).map(([outcome, count]) => (
+                <div key={outcome}>
+                  <dt>{humanize(outcome)}</dt>
+                  <dd>{count.toLocaleString()}</dd>
+                </div>
+              ))}
+            </dl>
+          )}
         </div>
       </div>
       <h2>Dials and outcomes over time</h2>

@@ -67,6 +67,14 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
     },
   });
 
+  // Until one is chosen, the first voice of the agent's language (its primary subtag: en-US takes en).
+  const primary = language.trim().toLowerCase().split('-')[0] ?? '';
+  const defaultVoice =
+    (
+      voices.data?.voices.find((option) => option.language.toLowerCase().split('-')[0] === primary) ??
+      voices.data?.voices[0]
+    )?.display_name ?? '';
+
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -76,7 +84,7 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
       prompt: text('prompt'),
       welcome_message: text('welcome_message'),
       language,
-      voice: voice || (voices.data?.voices[0]?.display_name ?? ''),
+      voice: voice || defaultVoice,
       variables_provided: provided.rows.map((row) => ({
         name: row.name.trim(),
         ...(row.description ? { description: row.description } : {}),
@@ -150,7 +158,7 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
         <SelectField
           label="Voice"
           name="voice"
-          value={voice || voices.data?.voices[0]?.display_name || ''}
+          value={voice || defaultVoice}
           onChange={(event) => setVoice(event.target.value)}
           error={fieldError(error, 'voice')}
         >
@@ -160,7 +168,7 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
             </option>
           ))}
         </SelectField>
-        <VoiceSample voice={voice || voices.data?.voices[0]?.display_name || ''} language={language} />
+        <VoiceSample voice={voice || defaultVoice} language={language} />
       </div>
 
       <ProvidedVariableRows provided={provided} rowError={rowError} listError={listError} />
