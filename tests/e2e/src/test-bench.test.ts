@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { voiceCli } from '@voice/cli/testing';
 import { modifyAgent } from '@voice/core';
 import { demoModel, startLlmEmulator, type LlmEmulator } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
@@ -17,8 +16,6 @@ import { signInAsDemo, startDashboardStack, type DashboardStack } from './stack'
  * grader (a criterion's quoted words must be in what the agent said). A deliberately broken prompt fails
  * its scenario.
  */
-
-const CLI = fileURLToPath(new URL('../../../apps/cli/bin/voice.mjs', import.meta.url));
 
 const SCENARIOS = `scenarios:
   - name: Books Tuesday morning
@@ -65,25 +62,11 @@ afterAll(async () => {
 });
 
 /** The real `voice` command, on the stack's database and Temporal. */
-function voice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { DATABASE_URL, SECRETS_KEY, JWT_SECRET, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE } = stack.env;
-  const env = {
-    ...process.env,
-    DATABASE_URL,
-    SECRETS_KEY,
-    JWT_SECRET,
-    TEMPORAL_ADDRESS,
-    TEMPORAL_TASK_QUEUE,
-  };
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const voice = (...args: string[]) => {
+  const { env } = stack;
+  const names = ['SECRETS_KEY', 'JWT_SECRET', 'TEMPORAL_ADDRESS', 'TEMPORAL_TASK_QUEUE'];
+  return voiceCli(env.DATABASE_URL!, Object.fromEntries(names.map((name) => [name, env[name]!])))(...args);
+};
 
 async function testAgent(scenarios: string) {
   const file = join(dir, `scenarios-${Date.now()}.yaml`);
