@@ -119,14 +119,16 @@ describe('the agent test bench', () => {
     const bench = page.getByRole('region', { name: 'Test bench' });
     const runs = bench.getByRole('article');
     // The CLI's runs, newest first: the broken prompt's failed, the first passed.
-    await expect.poll(() => runs.count(), { timeout: 15_000 }).toBe(2);
+    await runs.nth(1).waitFor();
+    expect(await runs.count()).toBe(2);
     await expect.poll(() => runs.nth(0).getByRole('heading').textContent()).toMatch(/: failed/);
     await expect.poll(() => runs.nth(1).getByRole('heading').textContent()).toMatch(/: passed/);
     await runs.nth(0).getByText('fail: The agent confirms "Tuesday morning"').waitFor();
 
     // The example scenario, as the page offers it.
     await bench.getByRole('button', { name: 'Run tests' }).click();
-    await expect.poll(() => runs.count(), { timeout: 15_000 }).toBe(3);
+    await runs.nth(2).waitFor();
+    expect(await runs.count()).toBe(3);
     await expect
       .poll(() => runs.nth(0).getByRole('heading').textContent(), { timeout: 60_000 })
       .toMatch(/: passed/);

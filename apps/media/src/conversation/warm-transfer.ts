@@ -1,5 +1,5 @@
 import { mulawEncode, MULAW_SAMPLE_RATE } from '@voice/audio';
-import type { TranscriptEntry } from '@voice/core';
+import { transcriptText, type TranscriptEntry } from '@voice/core';
 import type { Line } from '../transport/line';
 import { streamReply } from './model-reply';
 import type { ConversationOptions } from './options';
@@ -36,10 +36,7 @@ const SUMMARY_NOTE =
 
 /** The summary for the colleague: the model's, or the caller's last words when the model fails. */
 async function summaryOf(options: ConversationOptions, transcript: TranscriptEntry[], failures: string[]) {
-  const conversation = transcript
-    .filter((entry) => entry.role !== 'system' && entry.content)
-    .map((entry) => `${entry.role === 'caller' ? 'Caller' : 'Agent'}: ${entry.content}`)
-    .join('\n');
+  const conversation = transcriptText(transcript);
   try {
     const reply = await streamReply(
       options.providers.llm,

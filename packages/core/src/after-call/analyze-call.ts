@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { extractedVariables } from '../agents';
 import type { CoreDeps, StructuredModel } from '../deps';
 import { AppError } from '../errors';
-import type { TranscriptEntry } from '../calls/conversation';
+import { transcriptText, type TranscriptEntry } from '../calls/conversation';
 
 /** The analysis's JSON schema: a summary, the caller's gender where the words tell, each extracted variable. */
 export function analysisSchema(variables: { name: string; description: string; required: boolean }[]) {
@@ -44,12 +44,6 @@ function analysisOutput(variables: { name: string; required: boolean }[]) {
     ),
   });
 }
-
-const transcriptText = (transcript: TranscriptEntry[]) =>
-  transcript
-    .filter((entry) => entry.role !== 'system')
-    .map((entry) => `${entry.role === 'agent' ? 'Agent' : 'Caller'}: ${entry.content}`)
-    .join('\n');
 
 /**
  * Post-call analysis of a live conversation: the language model reads the transcript and answers in

@@ -1,7 +1,7 @@
-import type { TranscriptEntry } from '../calls/conversation';
+import { transcriptText } from '../calls/conversation';
 import type { CoreDeps } from '../deps';
 import type { StructuredModel } from '../ports';
-import { agentTestScenario, setResult, type AgentTestResult } from './runs';
+import { agentTestScenario, setResult } from './runs';
 
 /** The test bench's grading: the language model's verdict on each criterion of a scenario. */
 
@@ -34,15 +34,6 @@ const GRADING_SCHEMA = {
   },
 };
 
-/** The transcript as the grader and the simulated caller read it. */
-export const transcriptText = (transcript: TranscriptEntry[]) =>
-  transcript
-    .map(
-      (entry) =>
-        `${entry.role === 'caller' ? 'Caller' : entry.role === 'agent' ? 'Agent' : 'System'}: ${entry.content}`,
-    )
-    .join('\n');
-
 /**
  * Grades a scenario's conversation with the language model: a verdict per criterion (one the model left
  * out fails, as not graded). Throws when the model fails or answers outside the schema: the step retries.
@@ -52,9 +43,7 @@ export async function gradeAgentTestScenario(
   { runId, index }: { runId: string; index: number },
 ): Promise<void> {
   if (!deps.analyst) throw new Error('No language model to grade with (LLM settings)');
-  const row = await deps.db.agentTestRun.findUniqueOrThrow({ where: { id: runId } });
-  const { scenario } = await agentTestScenario(deps, runId, index);
-  const held = (row.results as unknown as (AgentTestResult | null)[])[index];
+  const { scenario, held } = await agentTestScenario(deps, runId, index);
   if (!held || held.passed !== null || held.error) return;
   const criteria = scenario.criteria.map((criterion, at) => `${at + 1}. ${criterion}`).join('\n');
   const answer = (await deps.analyst.structured(
@@ -62,7 +51,7 @@ export async function gradeAgentTestScenario(
       { role: 'system', content: GRADING_NOTE },
       {
         role: 'user',
-        content: `Caller's goal: ${scenario.goal}\n\nCriteria:\n${criteria}\n\nTranscript:\n${transcriptText(held.transcript)}`,
+        content: `Caller's goal: ${scenario.goal}\n\nCriteria:\n${criteria}\n\nTranscript:\n${transcriptText(held.transcript, { system: true })}`,
       },
     ],
     GRADING_SCHEMA,

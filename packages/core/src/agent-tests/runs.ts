@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentTestRun } from '@voice/db';
 import type { TranscriptEntry } from '../calls/conversation';
 import type { CoreDeps } from '../deps';
+import { loadAgent } from '../agents/get-agent';
 import { AppError } from '../errors';
 import { isUuid } from '../scope';
 import { parseAgentTestScenarios, type AgentTestScenario } from './scenarios';
@@ -74,10 +75,7 @@ export async function startAgentTest(
   deps: CoreDeps,
   { accountId, agentId, scenarios: text }: { accountId: string; agentId: string; scenarios: string },
 ): Promise<AgentTestView> {
-  const agent = isUuid(agentId)
-    ? await deps.db.agent.findFirst({ where: { id: agentId, accountId }, select: { version: true } })
-    : null;
-  if (!agent) throw new AppError('AGENT_NOT_FOUND', 'Agent not found');
+  const agent = await loadAgent(deps.db, accountId, agentId);
   const scenarios = parseAgentTestScenarios(text);
   const id = randomUUID();
   await deps.db.agentTestRun.create({
@@ -127,10 +125,7 @@ export async function listAgentTests(
   deps: CoreDeps,
   { accountId, agentId, limit = 20 }: { accountId: string; agentId: string; limit?: number },
 ): Promise<AgentTestView[]> {
-  const agent = isUuid(agentId)
-    ? await deps.db.agent.findFirst({ where: { id: agentId, accountId }, select: { id: true } })
-    : null;
-  if (!agent) throw new AppError('AGENT_NOT_FOUND', 'Agent not found');
+  await loadAgent(deps.db, accountId, agentId);
   const rows = await deps.db.agentTestRun.findMany({
     where: { accountId, agentId },
     orderBy: { createdAt: 'desc' },
@@ -162,12 +157,13 @@ export async function beginAgentTest(deps: CoreDeps, runId: string): Promise<{ s
   return { scenarios: (row.scenarios as unknown[]).length };
 }
 
-/** A scenario of a run, with the agent it tests. */
+/** A scenario of a run, what is held of it so far, and the agent it tests: one read of the run. */
 export async function agentTestScenario(deps: CoreDeps, runId: string, index: number) {
   const row = await deps.db.agentTestRun.findUniqueOrThrow({ where: { id: runId } });
   const scenario = (row.scenarios as unknown as AgentTestScenario[])[index];
   if (!scenario) throw new Error(`Run ${runId} has no scenario ${index}`);
-  return { scenario, agentId: row.agentId, accountId: row.accountId };
+  const held = (row.results as unknown as (AgentTestResult | null)[])[index] ?? null;
+  return { scenario, held, agentId: row.agentId, accountId: row.accountId };
 }
 
 /** Keeps a scenario's result on its run (a row lock: one writer at a time). */
@@ -207,9 +203,7 @@ export async function failAgentTestScenario(
   deps: CoreDeps,
   { runId, index, reason }: { runId: string; index: number; reason: string },
 ): Promise<void> {
-  const row = await deps.db.agentTestRun.findUniqueOrThrow({ where: { id: runId } });
-  const held = (row.results as unknown as (AgentTestResult | null)[])[index];
-  const { scenario } = await agentTestScenario(deps, runId, index);
+  const { scenario, held } = await agentTestScenario(deps, runId, index);
   await setResult(deps, runId, index, {
     scenario: scenario.name,
     transcript: held?.transcript ?? [],

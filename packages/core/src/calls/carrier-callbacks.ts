@@ -50,17 +50,22 @@ export async function receiveTwilioCallback(
       'CALL_NOT_FOUND',
       `Call ${callId ?? `with CallSid ${callback.params.CallSid}`} does not exist`,
     );
-  let event;
-  try {
-    event =
-      kind === 'status'
-        ? carrierEventFromStatusCallback(callback.params)
-        : carrierEventFromMachineDetection(callback.params, deps.clock.now());
-  } catch (error) {
-    throw new AppError('VALIDATION_FAILED', (error as Error).message);
-  }
+  const event = callbackEvent(() =>
+    kind === 'status'
+      ? carrierEventFromStatusCallback(callback.params)
+      : carrierEventFromMachineDetection(callback.params, deps.clock.now()),
+  );
   if (!event) return;
   // A callback to the call's own URL names its carrier call: a dial whose answer was lost finds it here.
   if (callId !== null) await recordCarrierCallId(deps, call.id, event.carrierCallId);
   await deps.workflows.reportCarrierEvent(call.id, event);
+}
+
+/** A Twilio callback's event; VALIDATION_FAILED when it lacks what Twilio's protocol says it carries. */
+export function callbackEvent<E>(read: () => E): E {
+  try {
+    return read();
+  } catch (error) {
+    throw new AppError('VALIDATION_FAILED', (error as Error).message);
+  }
 }

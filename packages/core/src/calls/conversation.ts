@@ -8,6 +8,20 @@ export interface TranscriptEntry {
   timestamp_ms: number;
 }
 
+const SPEAKERS = { agent: 'Agent', caller: 'Caller', system: 'System' } as const;
+
+/**
+ * A transcript as a language model reads it, a line a turn ("Agent: …", "Caller: …"): the post-call
+ * analysis, a warm transfer's summary and the test bench's grader. `system` entries (keypad input, a
+ * transfer's steps) only when asked for; empty entries never.
+ */
+export function transcriptText(transcript: TranscriptEntry[], { system = false } = {}): string {
+  return transcript
+    .filter((entry) => entry.content && (system || entry.role !== 'system'))
+    .map((entry) => `${SPEAKERS[entry.role]}: ${entry.content}`)
+    .join('\n');
+}
+
 /** How a live conversation ended: on its own, by the agent, by the caller, or handed to a person. */
 /** `voicemail_left`: the agent's message, spoken whole to an answering machine after its beep. */
 export type ConversationEnd = 'ended' | 'agent_hangup' | 'user_hangup' | 'transferred' | 'voicemail_left';

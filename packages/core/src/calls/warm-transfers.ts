@@ -8,6 +8,7 @@ import { serviceNumberOf, twilioAccountSidOfNumber } from '../telephony/twilio/a
 import { checkTwilioSignature, type TwilioRequest } from '../telephony/twilio/signature';
 import { carrierEventFromStatusCallback } from '../telephony/twilio/status-callback';
 import type { CallRuntime } from './call-runtime';
+import { callbackEvent } from './carrier-callbacks';
 
 /**
  * Warm transfers (docs/telephony.md): the agent puts the caller on hold and writes a summary; the call's
@@ -50,7 +51,7 @@ async function advance(
  * attempt is then abandoned, and the conversation goes on without it.
  *
  * Crash window: between the row and the signal, the process holding the conversation dies with it; the
- * attempt stays `requested`, never dialed, and blocks nothing but another transfer of that ended call.
+ * attempt stays `requested` and is never dialed.
  */
 export async function requestWarmTransfer(
   deps: CoreDeps,
@@ -142,12 +143,7 @@ export async function receiveTransferCallback(
     : null;
   if (!row || (await twilioAccountSidOfNumber(deps, serviceNumberOf(row.call))) !== accountSid)
     throw new AppError('NOT_FOUND', `Transfer ${transferId} does not exist`);
-  let event;
-  try {
-    event = carrierEventFromStatusCallback(callback.params);
-  } catch (error) {
-    throw new AppError('VALIDATION_FAILED', (error as Error).message);
-  }
+  const event = callbackEvent(() => carrierEventFromStatusCallback(callback.params));
   if (event?.kind === 'answered') {
     await advance(deps, row.id, ['requested', 'dialing'], { status: 'answered' });
     await deps.db.callTransfer.updateMany({
