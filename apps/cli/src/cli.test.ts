@@ -67,6 +67,17 @@ describe('voice CLI', () => {
       account.account_id,
     );
     expect(unassigned.status).toBe('unassigned');
+    const released = await json<{ released: boolean }>(
+      'numbers',
+      'release',
+      '+14155550123',
+      '--account',
+      account.account_id,
+    );
+    expect(released).toEqual({ phone_number: '+14155550123', released: true });
+    expect((await voice('numbers', 'list', '--account', account.account_id)).stdout).not.toContain(
+      '+1 415 555 0123',
+    );
 
     const created = await json<{ id: string; api_key: string }>(
       'keys',

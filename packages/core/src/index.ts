@@ -21,6 +21,7 @@ export * from './phone-numbers/list-phone-numbers';
 export * from './phone-numbers/get-phone-number';
 export * from './phone-numbers/add-phone-number';
 export * from './phone-numbers/assign-phone-number';
+export * from './phone-numbers/release-phone-number';
 export * from './carrier-connections/schemas';
 export * from './carrier-connections/carrier-connections';
 export * from './telephony';

@@ -18,10 +18,10 @@ export interface CrashWindow {
 
 export interface CrashWindowOptions {
   table: string;
-  /** A condition on NEW, e.g. `NEW.status_code BETWEEN 200 AND 299`. */
+  /** A condition on NEW, e.g. `NEW.status_code BETWEEN 200 AND 299` (on OLD for DELETE). */
   when: string;
   timing?: 'BEFORE' | 'AFTER';
-  events?: 'INSERT' | 'UPDATE' | 'INSERT OR UPDATE';
+  events?: 'INSERT' | 'UPDATE' | 'INSERT OR UPDATE' | 'DELETE';
 }
 
 let nextLock = 0x5c0_0000;
@@ -40,7 +40,7 @@ export async function holdWrites(
     CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM pg_advisory_xact_lock_shared(${lock});
-      RETURN NEW;
+      RETURN COALESCE(NEW, OLD);
     END $$;
     CREATE TRIGGER ${name} ${timing} ${events} ON "${table}"
       FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}();

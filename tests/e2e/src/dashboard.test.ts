@@ -188,6 +188,53 @@ describe('the dashboard', () => {
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('running');
   });
 
+  it('adds a number and releases it; a number a campaign dials from is refused, with the reason', async () => {
+    await page.getByRole('link', { name: 'Numbers' }).click();
+    const form = page.getByRole('form', { name: 'Add a phone number' });
+    await form.getByLabel('Phone number').fill('+14155550777');
+    await form.getByRole('button', { name: 'Add number' }).click();
+    await page.getByRole('cell', { name: '+1 415 555 0777', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Release +1 415 555 0777' }).click();
+    await page
+      .getByRole('group', { name: /Release \+1 415 555 0777\?/ })
+      .getByRole('button', { name: 'Release' })
+      .click();
+    await expect.poll(() => page.getByRole('cell', { name: '+1 415 555 0777', exact: true }).count()).toBe(0);
+    expect(await stack.database.db.phoneNumber.count({ where: { number: '+14155550777' } })).toBe(0);
+
+    // Added over REST, and a draft campaign dials from it.
+    const added = await callApi(stack.api.url, '/functions/v1/phone-number-add', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: { phone_number: '+14155550778', display_name: 'Spring line' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const draft = await callApi(stack.api.url, '/functions/v1/campaign-create', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: {
+        name: 'Spring draft',
+        agent_id: stack.demo.agentId,
+        from_numbers: ['+14155550778'],
+        contacts: [{ to_number: '+16505550778' }],
+        draft: true,
+      },
+    });
+    expect(draft.status, draft.text).toBe(201);
+    await page.reload();
+    await page.getByRole('button', { name: 'Release +1 415 555 0778' }).click();
+    await page
+      .getByRole('group', { name: /Release \+1 415 555 0778\?/ })
+      .getByRole('button', { name: 'Release' })
+      .click();
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toBe(
+        'Phone number +14155550778 is a from number of campaign(s) that have not ended: "Spring draft"; cancel them or let them finish first',
+      );
+    expect(await stack.database.db.phoneNumber.count({ where: { number: '+14155550778' } })).toBe(1);
+  });
+
   it('creates an API key, shows it once, and revokes it', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('Nightly export');

@@ -51,6 +51,8 @@ interface Resources {
   webhookId: string;
   /** Assigned to `agentId`. */
   phoneNumber: string;
+  /** A number of the account no call or campaign uses, so it may be released. */
+  spareNumber: string;
   callId: string;
   /** Running, one contact queued. */
   campaignId: string;
@@ -190,6 +192,8 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
   const phoneNumber = nextNumber();
   await addPhoneNumber(deps, { accountId, phone_number: phoneNumber });
   await assignPhoneNumber(deps, { accountId, phone_number: phoneNumber, agent_id: agent.agent_id });
+  const spareNumber = nextNumber();
+  await addPhoneNumber(deps, { accountId, phone_number: spareNumber });
   // The simulated carrier connects and completes calls to numbers ending in 0009: they get recordings.
   const call = await dialCall(deps, {
     accountId,
@@ -257,6 +261,7 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     documentId: document.id,
     webhookId: agent.webhooks[0]!.id,
     phoneNumber,
+    spareNumber,
     callId: call.call_id,
     campaignId: campaign.body.campaign_id,
     deliveryId: delivery!.deliveryId,
@@ -690,6 +695,26 @@ const webhookIdProbe = (extra: (a: Resources) => object): Probe => ({
     refused(400, 'VALIDATION_FAILED', "webhooks[0].id must be the id of one of the agent's webhooks"),
 });
 
+const addPhoneNumberPlan: Plan = {
+  request: () => ({ input: { phone_number: alphaNumber() } }),
+  probes: [
+    {
+      // Another account's Twilio connection is not found: a number is added through one's own only.
+      fills: ['carrier_connection_id'],
+      request: (_a, b) => ({
+        input: { phone_number: alphaNumber(), carrier_connection_id: b.carrierConnectionId },
+      }),
+      outcome: () => refused(404, ...CARRIER_CONNECTION_NOT_FOUND),
+    },
+    {
+      // A number belongs to one account at most, so registering Beta's is a conflict.
+      fills: ['phone_number'],
+      request: (_a, b) => ({ input: { phone_number: b.phoneNumber } }),
+      outcome: (_a, b) => refused(409, 'CONFLICT', `Phone number ${b.phoneNumber} is already registered`),
+    },
+  ],
+};
+
 const REST_PLANS: Record<string, Plan> = {
   createAgent: { request: createAgentRequest },
   listAgents: {
@@ -736,6 +761,23 @@ const REST_PLANS: Record<string, Plan> = {
   removeDoNotCall: doNotCallRemove,
   createCarrierConnection: { request: () => ({ input: newTwilioAccount() }) },
   updateCarrierConnection: { request: (own) => ({ input: { auth_token: own.carrierAuthToken } }) },
+  addPhoneNumber: addPhoneNumberPlan,
+  assignPhoneNumber: {
+    request: (own) => ({ input: { agent_id: own.agentId } }),
+    probes: [
+      {
+        fills: ['agent_id'],
+        request: (a, b) => ({
+          input: { agent_id: b.agentId },
+          params: { phone_number: encodeURIComponent(a.phoneNumber) },
+        }),
+        outcome: () => refused(404, ...AGENT_NOT_FOUND),
+      },
+    ],
+  },
+  releasePhoneNumber: {
+    request: (own) => ({ params: { phone_number: encodeURIComponent(own.spareNumber) } }),
+  },
 };
 
 const campaignId = (r: Resources) => ({ campaign_id: r.campaignId });
@@ -969,25 +1011,12 @@ const TRPC_PLANS: Record<string, Plan> = {
     (r) => ({ carrier_connection_id: r.carrierConnectionId }),
     CARRIER_CONNECTION_NOT_FOUND,
   ),
-  'phoneNumbers.add': {
-    request: () => ({ input: { phone_number: alphaNumber() } }),
-    probes: [
-      {
-        // Another account's Twilio connection is not found: a number is added through one's own only.
-        fills: ['carrier_connection_id'],
-        request: (_a, b) => ({
-          input: { phone_number: alphaNumber(), carrier_connection_id: b.carrierConnectionId },
-        }),
-        outcome: () => refused(404, ...CARRIER_CONNECTION_NOT_FOUND),
-      },
-      {
-        // A number belongs to one account at most, so registering Beta's is a conflict.
-        fills: ['phone_number'],
-        request: (_a, b) => ({ input: { phone_number: b.phoneNumber } }),
-        outcome: (_a, b) => refused(409, 'CONFLICT', `Phone number ${b.phoneNumber} is already registered`),
-      },
-    ],
-  },
+  'phoneNumbers.add': addPhoneNumberPlan,
+  'phoneNumbers.release': onResource(
+    'phone_number',
+    (r) => ({ phone_number: r.spareNumber }),
+    PHONE_NUMBER_NOT_FOUND,
+  ),
   'phoneNumbers.assign': {
     request: (own) => ({ input: { phone_number: own.phoneNumber, agent_id: own.agentId } }),
     probes: [

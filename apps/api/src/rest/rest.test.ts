@@ -76,6 +76,82 @@ describe('phone numbers', () => {
       '+14155550102',
     ]);
   });
+
+  it('adds, assigns, releases and adds again over the management extension, with clear refusals', async () => {
+    const number = '+14155550177';
+    const path = `%2B${number.slice(1)}`;
+    const added = await http(`${api.url}/functions/v1/phone-number-add`, {
+      method: 'POST',
+      key: a.key,
+      body: { phone_number: number, display_name: 'Front desk' },
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(Object.keys(added.json!).sort()).toEqual(PHONE_NUMBER_FIELDS);
+    expect(added.json).toMatchObject({
+      phone_number: number,
+      display_name: 'Front desk',
+      status: 'unassigned',
+    });
+
+    const again = await http(`${api.url}/functions/v1/phone-number-add`, {
+      method: 'POST',
+      key: b.key,
+      body: { phone_number: number },
+    });
+    expect([again.status, again.json]).toEqual([
+      409,
+      { error: `Phone number ${number} is already registered` },
+    ]);
+    const invalid = await http(`${api.url}/functions/v1/phone-number-add`, {
+      method: 'POST',
+      key: a.key,
+      body: { phone_number: '0501234567' },
+    });
+    expect(invalid.status).toBe(400);
+
+    const assigned = await http(`${api.url}/functions/v1/phone-number-assign/${path}`, {
+      method: 'PATCH',
+      key: a.key,
+      body: { agent_id: a.agent.id },
+    });
+    expect(assigned.status, assigned.text).toBe(200);
+    expect(assigned.json).toMatchObject({ agent_id: a.agent.id, status: 'active' });
+
+    const dialed = await http(`${api.url}/functions/v1/call-dial`, {
+      method: 'POST',
+      key: a.key,
+      body: { from_number: number, to_number: '+14155559911' },
+    });
+    expect(dialed.status, dialed.text).toBe(201);
+    const busy = await http(`${api.url}/functions/v1/phone-number-release/${path}`, {
+      method: 'DELETE',
+      key: a.key,
+    });
+    expect([busy.status, busy.json]).toEqual([
+      409,
+      { error: `Phone number ${number} has 1 call(s) in progress; release it when they have ended` },
+    ]);
+    await api.deps.db.call.updateMany({ where: { fromNumber: number }, data: { status: 'ended' } });
+
+    const released = await http(`${api.url}/functions/v1/phone-number-release/${path}`, {
+      method: 'DELETE',
+      key: a.key,
+    });
+    expect([released.status, released.json]).toEqual([200, { phone_number: number, released: true }]);
+    const gone = await http(`${api.url}/v1/get-phone-number/${path}`, { key: a.key });
+    expect(gone.status).toBe(404);
+    const twice = await http(`${api.url}/functions/v1/phone-number-release/${path}`, {
+      method: 'DELETE',
+      key: a.key,
+    });
+    expect([twice.status, twice.json]).toEqual([404, { error: 'Phone number not found' }]);
+    const readded = await http(`${api.url}/functions/v1/phone-number-add`, {
+      method: 'POST',
+      key: b.key,
+      body: { phone_number: number },
+    });
+    expect(readded.status).toBe(201);
+  });
 });
 
 describe('voices', () => {

@@ -49,4 +49,11 @@ export function registerNumberCommands(program: Command): void {
     run: ({ deps, accountId, core }, phoneNumber) =>
       core.assignPhoneNumber(deps, { accountId, phone_number: phoneNumber, agent_id: null }),
   });
+  accountCommand<object, [string]>(numbers, 'release', {
+    description:
+      'Take a number out of the account (refused while a call through it is in progress or a campaign that has not ended dials from it)',
+    arguments: [['<phone-number>', 'E.164']],
+    run: ({ deps, accountId, core }, phoneNumber) =>
+      core.releasePhoneNumber(deps, { accountId, phone_number: phoneNumber }),
+  });
 }

@@ -21,8 +21,8 @@ export interface RowRemoval<T> {
 
 /**
  * The dashboard's list tables: a caption for screen readers, a header per column, a row per item, and
- * the row's action (remove, revoke) in a last column whose header only screen readers hear. Scrolls
- * sideways on its own at phone width rather than the page.
+ * the row's action (remove, revoke) in a last column whose header only screen readers hear. At phone
+ * width each row is a card of labelled values (styles.css, `table.cards`), so no column is clipped.
  */
 export function DataTable<T>({
   caption,
@@ -58,7 +58,7 @@ export function DataTable<T>({
         )));
   return (
     <div className="table-scroll">
-      <table>
+      <table className="cards">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
@@ -78,7 +78,9 @@ export function DataTable<T>({
           {rows.map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((column) => (
-                <td key={column.header}>{column.cell(row)}</td>
+                <td key={column.header} data-label={column.header}>
+                  {column.cell(row)}
+                </td>
               ))}
               {actionOf && <td>{actionOf(row)}</td>}
             </tr>

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, errorMessage, fieldError, type Outputs } from '../api';
 import { optionalText, useCheckedSubmit } from '../checked-submit';
+import { DataTable } from '../components/DataTable';
 import { Field, PhoneNumberField } from '../components/Field';
 import { ErrorMessage } from '../components/Messages';
 import { formatTime } from '../format';
@@ -95,43 +96,47 @@ export function PhoneNumbersPage() {
     queryFn: () => api.agents.list.query({ limit: 1000 }),
   });
   const options = agents.data?.agents ?? [];
+  const queryClient = useQueryClient();
+  const release = useMutation({
+    mutationFn: (phone_number: string) => api.phoneNumbers.release.mutate({ phone_number }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['phoneNumbers.list'] }),
+  });
   return (
     <section>
       <h1>Phone numbers</h1>
       <ErrorMessage error={numbers.error ?? agents.error} />
+      <ErrorMessage error={release.error} />
       {numbers.data && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Phone numbers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Name</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {numbers.data.map((number) => (
-                <tr key={number.phone_number_id}>
-                  <td>{number.phone_number_pretty}</td>
-                  <td>{number.display_name ?? '—'}</td>
-                  <td>
-                    {agents.data ? (
-                      <AssignAgent key={number.agent_id ?? ''} number={number} agents={options} />
-                    ) : number.agent_id ? (
-                      <Link to={`/agents/${number.agent_id}`}>{number.agent_name}</Link>
-                    ) : (
-                      'None'
-                    )}
-                  </td>
-                  <td>{formatTime(number.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {numbers.data.length === 0 && <p>No numbers yet.</p>}
-        </div>
+        <DataTable
+          caption="Phone numbers"
+          rows={numbers.data}
+          rowKey={(number) => number.phone_number_id}
+          empty="No numbers yet."
+          columns={[
+            { header: 'Number', cell: (number) => number.phone_number_pretty },
+            { header: 'Name', cell: (number) => number.display_name ?? '—' },
+            {
+              header: 'Agent',
+              cell: (number) =>
+                agents.data ? (
+                  <AssignAgent key={number.agent_id ?? ''} number={number} agents={options} />
+                ) : number.agent_id ? (
+                  <Link to={`/agents/${number.agent_id}`}>{number.agent_name}</Link>
+                ) : (
+                  'None'
+                ),
+            },
+            { header: 'Added', cell: (number) => formatTime(number.created_at) },
+          ]}
+          removal={{
+            verb: 'Release',
+            name: (number) => number.phone_number_pretty,
+            consequence:
+              'Its calls are no longer answered and nothing dials from it; it stays with your carrier and can be added again.',
+            remove: (number) => release.mutate(number.phone_number),
+            pending: release.isPending,
+          }}
+        />
       )}
       <h2>Add a number</h2>
       <AddNumberForm />

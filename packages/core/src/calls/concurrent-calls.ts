@@ -41,26 +41,34 @@ export function tooManyCalls(inProgress: number, limit: number): AppError {
 
 /**
  * Writes a new call row within the account's limit on calls in progress: counted and created under the
- * account's lock when there is a limit (or when `alsoInTransaction` must commit with the row, as an
- * Idempotency-Key's response does), else created at once. Too many calls in progress: 429, nothing written.
+ * account's lock when there is a limit, else created at once. `beforeCreate` and `afterCreate` run in the
+ * same transaction (a lock on what the call depends on; an Idempotency-Key's response that must commit
+ * with the row). Too many calls in progress: 429, nothing written.
  */
 export async function createCallWithinLimit(
   deps: Pick<CoreDeps, 'config' | 'db'>,
   row: Prisma.CallUncheckedCreateInput,
-  alsoInTransaction?: (tx: Prisma.TransactionClient) => Promise<void>,
+  {
+    beforeCreate,
+    afterCreate,
+  }: {
+    beforeCreate?: (tx: Prisma.TransactionClient) => Promise<void>;
+    afterCreate?: (tx: Prisma.TransactionClient) => Promise<void>;
+  } = {},
 ): Promise<void> {
   const { db } = deps;
   const limit = await concurrentCallLimit(deps, db, row.accountId);
-  if (limit === null && !alsoInTransaction) {
+  if (limit === null && !beforeCreate && !afterCreate) {
     await db.call.create({ data: row });
     return;
   }
   await db.$transaction(async (tx) => {
+    await beforeCreate?.(tx);
     if (limit !== null) {
       const inProgress = await countCallsInProgress(tx, row.accountId);
       if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
     }
     await tx.call.create({ data: row });
-    await alsoInTransaction?.(tx);
+    await afterCreate?.(tx);
   });
 }

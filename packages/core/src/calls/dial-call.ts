@@ -7,6 +7,7 @@ import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
 import { withIdempotency, type RecordResponse } from '../idempotency';
 import { createCallWithinLimit } from './concurrent-calls';
+import { lockPhoneNumbers } from '../phone-numbers/release-phone-number';
 import { inAccount } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
 
@@ -75,7 +76,15 @@ export async function dialCall(
     to_number: toNumber,
     direction: 'outgoing',
   };
-  await createCallWithinLimit(deps, row, recordResponse ? (tx) => recordResponse(tx, output) : undefined);
+  // The number is locked with the row's write, so a release either sees this call or comes first and
+  // leaves nothing written (release-phone-number.ts).
+  await createCallWithinLimit(deps, row, {
+    beforeCreate: async (tx) => {
+      if (!(await lockPhoneNumbers(tx, accountId, [fromNumber])).has(fromNumber))
+        throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
+    },
+    ...(recordResponse ? { afterCreate: (tx: Prisma.TransactionClient) => recordResponse(tx, output) } : {}),
+  });
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
   return output;
 }

@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { withIdempotency } from '../idempotency';
 import { parseE164 } from '../phone';
+import { lockPhoneNumbers } from '../phone-numbers/release-phone-number';
 import { inAccount, isUuid } from '../scope';
 import { insertContacts, validateContacts } from './campaign-contacts';
 import { countContacts, toCampaign } from './campaign-view';
@@ -57,6 +58,14 @@ async function createCampaignOnce(
   const id = randomUUID();
   const campaign = await db.$transaction(
     async (tx) => {
+      // Locked until the campaign commits, so a release of one of them sees it (release-phone-number.ts).
+      const stillOwned = await lockPhoneNumbers(tx, accountId, fromNumbers);
+      const released = fromNumbers.find((number) => !stillOwned.has(number));
+      if (released)
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `from_numbers: ${released} is not a phone number of this account`,
+        );
       const created = await tx.campaign.create({
         data: {
           id,

@@ -37,3 +37,15 @@ export const AssignPhoneNumberInput = z.object({
   agent_id: z.uuid('agent_id must be a UUID').nullable(),
 });
 export type AssignPhoneNumberInput = z.infer<typeof AssignPhoneNumberInput>;
+
+/** phone-number-assign's body: the number itself is in the path. */
+export const AssignPhoneNumberFields = AssignPhoneNumberInput.omit({ phone_number: true });
+
+export const ReleasePhoneNumberInput = GetPhoneNumberInput;
+export type ReleasePhoneNumberInput = z.infer<typeof ReleasePhoneNumberInput>;
+
+export const ReleasePhoneNumberResult = z.object({
+  phone_number: z.string(),
+  released: z.literal(true),
+});
+export type ReleasePhoneNumberResult = z.infer<typeof ReleasePhoneNumberResult>;

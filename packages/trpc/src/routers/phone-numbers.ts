@@ -2,10 +2,12 @@ import {
   AddPhoneNumberInput,
   AssignPhoneNumberInput,
   GetPhoneNumberInput,
+  ReleasePhoneNumberInput,
   addPhoneNumber,
   assignPhoneNumber,
   getPhoneNumber,
   listPhoneNumbers,
+  releasePhoneNumber,
 } from '@voice/core';
 import { accountProcedure, router } from '../trpc';
 
@@ -20,4 +22,7 @@ export const phoneNumbersRouter = router({
   assign: accountProcedure
     .input(AssignPhoneNumberInput)
     .mutation(({ ctx, input }) => assignPhoneNumber(ctx.deps, { accountId: ctx.accountId, ...input })),
+  release: accountProcedure
+    .input(ReleasePhoneNumberInput)
+    .mutation(({ ctx, input }) => releasePhoneNumber(ctx.deps, { accountId: ctx.accountId, ...input })),
 });
