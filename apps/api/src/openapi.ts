@@ -41,7 +41,7 @@ export function buildOpenApiDocument(routes: readonly AnyRestRoute[], { publicUr
     const responses: Record<string, unknown> = {
       [route.successStatus ?? 200]: {
         description: 'Success',
-        content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
+        content: { [route.produces ?? 'application/json']: { schema: jsonSchema(route.response, 'output') } },
       },
       401: { $ref: '#/components/responses/Unauthorized' },
       429: { $ref: '#/components/responses/RateLimited' },

@@ -21,6 +21,29 @@ export function setCsrfToken(token: string): void {
 }
 
 /**
+ * A REST download the dashboard's session may make (a CSV export): POSTed with the session cookie and
+ * its CSRF token, saved under `filename`. Throws the API's message when it refuses.
+ */
+export async function download(path: string, body: unknown, filename: string): Promise<void> {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    const refusal = (await response.json().catch(() => null)) as { error?: string } | null;
+    throw new Error(refusal?.error ?? `The download failed (${response.status})`);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/**
  * The typed tRPC client, same origin, authenticated by the session cookie: queries and mutations in
  * batches, subscriptions (a campaign's live progress) as server-sent events.
  */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { addPhoneNumber, createAccount, createAgent, createCampaign, CreateCampaignInput } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
@@ -160,6 +161,47 @@ describe('the dashboard', () => {
       await page.locator('tbody tr').first().waitFor();
       await screenshot(page, 'calls');
     }
+  });
+
+  it("filters calls by campaign and number, and exports the filter's calls as CSV", async () => {
+    await page.goto('/app/calls');
+    const filters = page.getByRole('form', { name: 'Call filters' });
+    await filters.getByLabel('Campaign').selectOption({ label: 'November recall' });
+    await expect.poll(() => page.url()).toMatch(/campaign=[0-9a-f-]{36}/);
+    const campaign = await stack.database.db.campaign.findFirstOrThrow({
+      where: { name: 'November recall' },
+    });
+    const ofCampaign = await stack.database.db.call.count({ where: { campaignId: campaign.id } });
+    await expect
+      .poll(() => page.getByText(/calls? match\.$/).textContent())
+      .toBe(`${ofCampaign} calls match.`);
+    expect(await page.locator('tbody tr').count()).toBe(ofCampaign);
+
+    // The first contact's number, by its first digits.
+    const called = await stack.database.db.call.findFirstOrThrow({
+      where: { campaignId: campaign.id },
+      orderBy: { toNumber: 'asc' },
+    });
+    const prefix = called.toNumber.slice(0, -2);
+    await filters.getByLabel('Number', { exact: true }).fill(prefix);
+    await filters.getByLabel('Number starts with').check();
+    const matching = await stack.database.db.call.count({
+      where: { campaignId: campaign.id, toNumber: { startsWith: prefix } },
+    });
+    await expect
+      .poll(() => page.getByText(/calls? match\.$/).textContent())
+      .toBe(`${matching} call${matching === 1 ? '' : 's'} match.`);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^calls-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = await readFile((await download.path())!, 'utf8');
+    const [header, ...rows] = csv.trimEnd().split('\n');
+    expect(header).toMatch(/^call_id,start_time,/);
+    expect(rows).toHaveLength(matching);
+    for (const row of rows) expect(row.split(',')[5]!.startsWith(prefix)).toBe(true);
   });
 
   it('pauses and resumes a second campaign', async () => {

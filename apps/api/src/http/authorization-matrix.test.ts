@@ -126,7 +126,8 @@ interface Endpoint {
   challenge?: string;
   send(own: Resources, request: Request, authorization: string | undefined): Promise<Response>;
   errorBody(refusal: Refusal): unknown;
-  dataOf(json: unknown): unknown;
+  /** The answer's data: its JSON, or its text for a CSV operation. */
+  dataOf(res: { json: unknown; text: string }): unknown;
 }
 
 type NotFound = readonly [appCode: string, message: string];
@@ -402,7 +403,7 @@ function restEndpoint(route: AnyRestRoute): Endpoint {
       route.errorShape === 'status-message' && status !== 401
         ? { status: 'error', message }
         : { error: message },
-    dataOf: (json) => json,
+    dataOf: (res) => (route.produces === 'text/csv' ? res.text : res.json),
   };
 }
 
@@ -523,7 +524,7 @@ function trpcEndpoint(path: string, def: ProcedureDef): Endpoint {
         },
       };
     },
-    dataOf: (json) => (json as { result: { data: unknown } }).result.data,
+    dataOf: (res) => (res.json as { result: { data: unknown } }).result.data,
   };
 }
 
@@ -645,11 +646,25 @@ function campaignProbes(withKey: (request: Request, key: string) => Request, key
   ];
 }
 
+const CALL_EXPORT_HEADER =
+  'call_id,start_time,call_type,direction,from_number,to_number,agent_name,agent_version,call_status,disconnection_reason,duration_seconds,is_test_call';
+
 function callListProbes(empty: unknown): Probe[] {
   return [
     {
       fills: ['filter_criteria.agent_id'],
       request: (_a, b) => ({ input: { filter_criteria: { agent_id: [b.agentId] } } }),
+      outcome: () => accepted((data) => expect(data).toEqual(empty)),
+    },
+    {
+      fills: ['filter_criteria.campaign_id'],
+      request: (_a, b) => ({ input: { filter_criteria: { campaign_id: [b.campaignId] } } }),
+      outcome: () => accepted((data) => expect(data).toEqual(empty)),
+    },
+    {
+      // Alpha's calls are never from Beta's number: the filter finds none of Beta's.
+      fills: ['filter_criteria.from_number'],
+      request: (_a, b) => ({ input: { filter_criteria: { from_number: { value: b.phoneNumber } } } }),
       outcome: () => accepted((data) => expect(data).toEqual(empty)),
     },
     {
@@ -745,6 +760,8 @@ const REST_PLANS: Record<string, Plan> = {
   createWebCall: webCallPlan,
   listCalls: { probes: callListProbes({ calls: [], total_count: 0 }) },
   listCallsOlder: { probes: callListProbes([]) },
+  // Only the header: none of Beta's calls is exported.
+  exportCalls: { probes: callListProbes(`${CALL_EXPORT_HEADER}\n`) },
   updateCall: { request: () => ({ input: { metadata: { note: 'matrix' } } }) },
   createCampaign: {
     request: (own) => ({ input: campaignInput(own.agentId, own.phoneNumber, alphaNumber()) }),
@@ -1103,7 +1120,7 @@ function expectOutcome(endpoint: Endpoint, res: Response, outcome: Outcome, requ
     });
   } else {
     expect(res.status, res.text).toBe(endpoint.successStatus);
-    outcome.accepted(endpoint.dataOf(res.json), request);
+    outcome.accepted(endpoint.dataOf(res), request);
   }
 }
 

@@ -5,7 +5,10 @@ import {
   OlderFullCall,
   OlderLightweightCall,
   addTestContact,
+  CSRF_HEADER,
+  SESSION_COOKIE,
   createUser,
+  signIn,
   signUserToken,
   signedRecordingUrl,
   callInclude,
@@ -484,6 +487,167 @@ describe('call-list', () => {
     );
     await expectCount({ agent_id: [alpha.agent.id] }, 0);
   });
+
+  it('filters by campaign, disconnection reason and number (whole or prefix), counted from the calls', async () => {
+    const campaign = await api.deps.db.campaign.create({
+      data: {
+        accountId: gamma.account.id,
+        agentId: gamma.agent.id,
+        id: randomUUID(),
+        name: 'Filtered',
+        status: 'completed',
+        fromNumbers: ['+14155550103'],
+        timezone: 'UTC',
+        maxConcurrentCalls: 1,
+        maxAttempts: 1,
+        retryDelaySeconds: 60,
+      },
+    });
+    // Calls 0..9 are the campaign's; every third one was not answered.
+    const rows = await api.deps.db.call.findMany({
+      where: { accountId: gamma.account.id },
+      orderBy: { toNumber: 'asc' },
+      select: { id: true },
+    });
+    await api.deps.db.call.updateMany({
+      where: { id: { in: rows.slice(0, 10).map((r) => r.id) } },
+      data: { campaignId: campaign.id },
+    });
+    await api.deps.db.call.updateMany({
+      where: { id: { in: rows.filter((_, i) => i % 3 === 0).map((r) => r.id) } },
+      data: { disconnectionReason: 'no_answer' },
+    });
+    const all = Array.from({ length: 42 }, (_, i) => i);
+    const count = (pred: (i: number) => boolean) => all.filter((i) => pred(i)).length;
+    const expectCount = async (filter_criteria: Json, expected: number) => {
+      const res = await list({ filter_criteria: { include_test_calls: true, ...filter_criteria }, limit: 3 });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.total_count, JSON.stringify(filter_criteria)).toBe(expected);
+      expect(ids(res)).toHaveLength(Math.min(3, expected));
+    };
+    await expectCount({ campaign_id: [campaign.id] }, 10);
+    await expectCount(
+      { disconnection_reason: ['no_answer'] },
+      count((i) => i % 3 === 0),
+    );
+    await expectCount(
+      { campaign_id: [campaign.id], disconnection_reason: ['no_answer'] },
+      count((i) => i < 10 && i % 3 === 0),
+    );
+    await expectCount({ to_number: { value: '+14155551107' } }, 1);
+    await expectCount({ to_number: { value: '+1415555110', match: 'prefix' } }, 10);
+    await expectCount({ to_number: { value: '+141555511', match: 'prefix' } }, 42);
+    await expectCount(
+      { from_number: { value: '+14155550103' }, to_number: { value: '+1650', match: 'prefix' } },
+      0,
+    );
+    await expectCount({ campaign_id: [randomUUID()] }, 0);
+    const bad = await list({ filter_criteria: { to_number: { value: '+1415%', match: 'prefix' } } });
+    expect([bad.status, bad.json.error]).toEqual([
+      400,
+      'filter_criteria.to_number.value: must be a plus sign and 1 to 15 digits, e.g. +1415',
+    ]);
+  });
+
+  it("exports a filter's calls as CSV, line for line the list's, and resumes after a pagination key", async () => {
+    const exportCsv = (body: unknown) =>
+      http(`${api.url}/functions/v1/call-export`, { method: 'POST', key: gamma.key, body });
+    const filter_criteria = { direction: ['outgoing'], include_test_calls: true, include_summary: true };
+    const res = await exportCsv({ filter_criteria, limit: 1 });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const [header, ...lines] = res.text.trimEnd().split('\n');
+    expect(header).toBe(
+      'call_id,start_time,call_type,direction,from_number,to_number,agent_name,agent_version,call_status,disconnection_reason,duration_seconds,is_test_call,summary',
+    );
+    const listed = await list({ filter_criteria, limit: 1000 });
+    expect(lines).toHaveLength(listed.json.total_count as number);
+    expect(lines.map((line) => line.split(',')[0])).toEqual(ids(listed));
+    const first = (listed.json.calls as Json[])[0]!;
+    expect(lines[0]).toBe(
+      [
+        first.call_id,
+        new Date(first.start_timestamp as number).toISOString(),
+        'phone_call',
+        'outgoing',
+        first.from_number,
+        first.to_number,
+        (first.agent as Json).name,
+        1,
+        first.call_status,
+        first.disconnection_reason ?? '',
+        '0.0',
+        first.is_test_call,
+        first.summary,
+      ].join(','),
+    );
+    const rest = await exportCsv({ filter_criteria, pagination_key: ids(listed)[4] });
+    expect(rest.text.trimEnd().split('\n').slice(1)).toEqual(lines.slice(5));
+    // The dashboard downloads it with its session cookie and the session's CSRF token.
+    const email = `export-${randomUUID()}@gamma.example`;
+    await createUser(api.deps, { accountId: gamma.account.id, email, password: 'correct horse battery' });
+    const { token, session } = await signIn(api.deps, { email, password: 'correct horse battery' });
+    const bySession = (headers: Record<string, string>) =>
+      http(`${api.url}/functions/v1/call-export`, {
+        method: 'POST',
+        body: { filter_criteria },
+        headers: { cookie: `${SESSION_COOKIE}=${token}`, ...headers },
+      });
+    const downloaded = await bySession({ [CSRF_HEADER]: session.csrf_token });
+    expect([downloaded.status, downloaded.text]).toEqual([200, res.text]);
+    const forged = await bySession({});
+    expect([forged.status, forged.json]).toEqual([403, { error: 'Missing or invalid CSRF token' }]);
+    const listedBySession = await http(`${api.url}/functions/v1/call-list`, {
+      method: 'POST',
+      body: {},
+      headers: { cookie: `${SESSION_COOKIE}=${token}`, [CSRF_HEADER]: session.csrf_token },
+    });
+    expect(listedBySession.status, 'other REST operations take API keys only').toBe(401);
+
+    const refused = await exportCsv({ filter_criteria: { agent_id: ['x'] } });
+    expect([refused.status, refused.json.error]).toEqual([
+      400,
+      'filter_criteria.agent_id[0]: must be a UUID',
+    ]);
+  });
+
+  it('streams an export of 100,000 calls, every one once', async () => {
+    const big = await seedAccount(api.deps, 'Big', ['+14155550104']);
+    await api.deps.db.$executeRaw`
+      INSERT INTO calls (id, account_id, agent_id, agent_version, from_number, to_number, status, created_at,
+                         workflow_started_at)
+      SELECT gen_random_uuid(), ${big.account.id}::uuid, ${big.agent.id}::uuid, 1, '+14155550104',
+             '+1650' || lpad(n::text, 7, '0'), 'ended', ${new Date(T0)}::timestamptz + n * interval '1 second',
+             ${new Date(T0)}::timestamptz
+        FROM generate_series(1, 100000) AS n`;
+    const started = Date.now();
+    const response = await fetch(`${api.url}/functions/v1/call-export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${big.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ sort_order: 'ascending' }),
+    });
+    expect(response.status).toBe(200);
+    // Read as it comes: chunk by chunk, never the whole body held as one string by the server.
+    let chunks = 0;
+    let lines = 0;
+    let tail = '';
+    const seen = new Set<string>();
+    for await (const chunk of response.body!) {
+      chunks += 1;
+      const text = tail + Buffer.from(chunk as Uint8Array).toString('utf8');
+      const parts = text.split('\n');
+      tail = parts.pop()!;
+      for (const part of parts) {
+        lines += 1;
+        seen.add(part.slice(0, 36));
+      }
+    }
+    expect(tail).toBe('');
+    expect(lines).toBe(100_001);
+    expect(seen.size).toBe(100_001);
+    expect(chunks).toBeGreaterThan(1);
+    console.log(`exported 100,000 calls in ${Date.now() - started} ms, ${chunks} chunks`);
+  }, 120_000);
 
   it('pages through every call exactly once in both orders, with an exclusive key', async () => {
     for (const sort_order of ['descending', 'ascending']) {

@@ -17,6 +17,7 @@ import {
   getCall,
   getOlderCall,
   listCalls,
+  exportCallsCsv,
   listOlderCalls,
   updateCallMetadata,
 } from '@voice/core';
@@ -96,6 +97,20 @@ export const callRoutes = [
     response: CallListOutput,
     errors: [400],
     handler: ({ deps, auth }, { body }) => listCalls(deps, { accountId: auth.accountId, ...body }),
+  }),
+  defineRoute({
+    operationId: 'exportCalls',
+    method: 'POST',
+    path: '/functions/v1/call-export',
+    summary:
+      "Extension: every call call-list's filters match, as CSV streamed in the list's order (no limit; pagination_key resumes after that call)",
+    tag: TAG,
+    body: ListCallsInput,
+    response: z.string(),
+    produces: 'text/csv',
+    dashboardSessions: true,
+    errors: [400, 403],
+    handler: async ({ deps, auth }, { body }) => exportCallsCsv(deps, { accountId: auth.accountId, ...body }),
   }),
   defineRoute({
     operationId: 'listCallsOlder',

@@ -1,14 +1,21 @@
-import type { FastifyInstance } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
+  AppError,
+  CSRF_HEADER,
+  SESSION_COOKIE,
   assertSafeInput,
   authenticate,
+  authenticateSession,
+  isValidCsrfToken,
   enforceRateLimit,
   parseInput,
   type AuthContext,
   type CoreDeps,
 } from '@voice/core';
 import type { ErrorShape } from '../http/errors';
+import { readCookie } from '../http/trpc-context';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,15 +56,22 @@ export interface RestRoute<
   body?: B;
   response: R;
   successStatus?: 200 | 201;
+  /** The success body's media type; `text/csv` handlers return the body's chunks, streamed as they come. */
+  produces?: 'application/json' | 'text/csv';
   errorShape?: ErrorShape;
   /** Error statuses this operation documents besides 401, 429 and 500. */
   errors?: number[];
   /** Places a call: draws on the account's dial limit as well as the request limits. */
   dials?: boolean;
+  /**
+   * Also answers the dashboard's session (its cookie, with the session's CSRF token) when no
+   * `Authorization` header is sent: a download the dashboard cannot take through tRPC (a CSV export).
+   */
+  dashboardSessions?: boolean;
   handler(
     ctx: RestContext,
     input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
-  ): Promise<z.input<R>>;
+  ): Promise<z.input<R> | AsyncIterable<string>>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous table of routes
@@ -74,6 +88,22 @@ export function defineRoute<
 
 export const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
+/** The request's account: its `Authorization` header, or on a dashboardSessions route its session. */
+async function authenticateRoute(
+  deps: CoreDeps,
+  route: AnyRestRoute,
+  headers: FastifyRequest['headers'],
+): Promise<AuthContext> {
+  const session = readCookie(headers.cookie, SESSION_COOKIE);
+  if (!route.dashboardSessions || headers.authorization !== undefined || session === undefined)
+    return authenticate(deps, headers.authorization);
+  const { user: _user, ...auth } = await authenticateSession(deps, session);
+  const csrf = headers[CSRF_HEADER];
+  if (!isValidCsrfToken(deps.config.jwtSecret, session, typeof csrf === 'string' ? csrf : undefined))
+    throw new AppError('FORBIDDEN', 'Missing or invalid CSRF token');
+  return auth;
+}
+
 export function registerRestRoutes(
   app: FastifyInstance,
   routes: readonly AnyRestRoute[],
@@ -85,7 +115,7 @@ export function registerRestRoutes(
       url: toFastifyPath(route.path),
       config: { errorShape: route.errorShape ?? 'error' },
       onRequest: async (request, reply) => {
-        request.auth = await authenticate(deps, request.headers.authorization);
+        request.auth = await authenticateRoute(deps, route, request.headers);
         reply.headers(
           await enforceRateLimit(deps, request.auth, { request: true, dial: route.dials === true }),
         );
@@ -104,6 +134,11 @@ export function registerRestRoutes(
           { deps, auth: request.auth!, idempotencyKey: Array.isArray(key) ? key[0] : key },
           input,
         );
+        if (route.produces === 'text/csv')
+          return reply
+            .code(route.successStatus ?? 200)
+            .type('text/csv; charset=utf-8')
+            .send(Readable.from(result as AsyncIterable<string>));
         return reply.code(route.successStatus ?? 200).send(result);
       },
     });

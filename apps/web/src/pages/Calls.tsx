@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { CALL_STATUSES, ListCallsInput } from '@voice/core/schemas';
+import { CALL_STATUSES, DISCONNECTION_REASONS, ListCallsInput } from '@voice/core/schemas';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api';
+import { api, download } from '../api';
+import { DataTable } from '../components/DataTable';
 import { nextKeys, Pager } from '../components/Pager';
 import { callStatusLabel, formatDuration, formatTime, humanize, localInputToMs } from '../format';
 import { ErrorMessage } from '../components/Messages';
@@ -21,6 +22,13 @@ function useFilters() {
     from: params.get('from') ?? '',
     to: params.get('to') ?? '',
     test: params.get('test') === '1',
+    campaign: params.get('campaign') ?? '',
+    reason: params.get('reason') ?? '',
+    number: params.get('number') ?? '',
+    /** Which side the number search looks at: the number called (`to`) or called from. */
+    side: params.get('side') === 'from' ? ('from' as const) : ('to' as const),
+    prefix: params.get('match') === 'prefix',
+    summaries: params.get('summaries') === '1',
     limit: PAGE_SIZES.find((size) => String(size) === params.get('limit')) ?? PAGE_SIZES[0],
   };
   const set = (changes: Partial<typeof filters>) => {
@@ -32,6 +40,12 @@ function useFilters() {
     if (next.from) search.set('from', next.from);
     if (next.to) search.set('to', next.to);
     if (next.test) search.set('test', '1');
+    if (next.campaign) search.set('campaign', next.campaign);
+    if (next.reason) search.set('reason', next.reason);
+    if (next.number) search.set('number', next.number);
+    if (next.side === 'from') search.set('side', 'from');
+    if (next.prefix) search.set('match', 'prefix');
+    if (next.summaries) search.set('summaries', '1');
     if (next.limit !== PAGE_SIZES[0]) search.set('limit', String(next.limit));
     setParams(search, { replace: true });
   };
@@ -47,10 +61,23 @@ export function CallsPage() {
     queryFn: () => api.agents.list.query({ limit: 1000 }),
   });
 
+  const campaigns = useQuery({
+    queryKey: ['campaigns.list', 'all'],
+    queryFn: () => api.campaigns.list.query({ limit: 1000 }),
+  });
+  const [exporting, setExporting] = useState<{ pending: boolean; error?: string }>({ pending: false });
+
   const lower = localInputToMs(filters.from);
   const upper = localInputToMs(filters.to);
+  const number = filters.number.replace(/[\s()-]/g, '');
   const input = ListCallsInput.safeParse({
     filter_criteria: {
+      ...(filters.campaign ? { campaign_id: [filters.campaign] } : {}),
+      ...(filters.reason ? { disconnection_reason: [filters.reason] } : {}),
+      ...(number
+        ? { [`${filters.side}_number`]: { value: number, match: filters.prefix ? 'prefix' : 'exact' } }
+        : {}),
+      include_summary: filters.summaries,
       ...(filters.agent ? { agent_id: [filters.agent] } : {}),
       ...(filters.statuses.length ? { call_status: filters.statuses } : {}),
       ...(filters.direction ? { direction: [filters.direction] } : {}),
@@ -71,6 +98,21 @@ export function CallsPage() {
   const filter = (changes: Parameters<typeof setFilters>[0]) => {
     setKeys([undefined]);
     setFilters(changes);
+  };
+  const exportCsv = async () => {
+    if (!input.success) return;
+    setExporting({ pending: true });
+    const { limit: _limit, pagination_key: _key, ...whole } = input.data;
+    try {
+      await download(
+        '/functions/v1/call-export',
+        whole,
+        `calls-${new Date().toISOString().slice(0, 10)}.csv`,
+      );
+      setExporting({ pending: false });
+    } catch (error) {
+      setExporting({ pending: false, error: error instanceof Error ? error.message : String(error) });
+    }
   };
 
   return (
@@ -98,6 +140,64 @@ export function CallsPage() {
               </option>
             ))}
           </select>
+        </label>
+        <label>
+          Campaign{' '}
+          <select value={filters.campaign} onChange={(event) => filter({ campaign: event.target.value })}>
+            <option value="">All calls</option>
+            {campaigns.data?.map((campaign) => (
+              <option key={campaign.campaign_id} value={campaign.campaign_id}>
+                {campaign.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Why it failed{' '}
+          <select value={filters.reason} onChange={(event) => filter({ reason: event.target.value })}>
+            <option value="">Any</option>
+            {DISCONNECTION_REASONS.map((reason) => (
+              <option key={reason} value={reason}>
+                {humanize(reason)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Number{' '}
+          <input
+            type="search"
+            inputMode="tel"
+            placeholder="+1415…"
+            value={filters.number}
+            onChange={(event) => filter({ number: event.target.value })}
+          />
+        </label>
+        <label>
+          Number is the{' '}
+          <select
+            value={filters.side}
+            onChange={(event) => filter({ side: event.target.value as 'to' | 'from' })}
+          >
+            <option value="to">number called</option>
+            <option value="from">number called from</option>
+          </select>
+        </label>
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={filters.prefix}
+            onChange={(event) => filter({ prefix: event.target.checked })}
+          />{' '}
+          Number starts with
+        </label>
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={filters.summaries}
+            onChange={(event) => filter({ summaries: event.target.checked })}
+          />{' '}
+          Summaries
         </label>
         <label>
           From{' '}
@@ -160,41 +260,61 @@ export function CallsPage() {
       <ErrorMessage error={calls.error} />
       {calls.data && (
         <>
-          <div className="table-scroll">
-            <table>
-              <caption className="visually-hidden">Calls</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Direction</th>
-                  <th scope="col">From</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Duration</th>
-                </tr>
-              </thead>
-              <tbody>
-                {calls.data.calls.map((call) => (
-                  <tr key={call.call_id}>
-                    <td>
-                      <Link to={`/calls/${call.call_id}`}>{formatTime(call.start_timestamp)}</Link>
-                    </td>
-                    <td>
-                      <span className={`status status-${call.call_status}`}>
-                        {callStatusLabel(call.call_status)}
-                      </span>
-                    </td>
-                    <td>{call.agent?.name ?? '—'}</td>
-                    <td>{call.direction}</td>
-                    <td>{call.call_type === 'web_call' ? 'Web call' : call.from_number}</td>
-                    <td>{call.call_type === 'web_call' ? '—' : call.to_number}</td>
-                    <td>{formatDuration(call.duration_ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+          <div className="page-head">
+            <p>
+              {calls.data.total_count.toLocaleString()} call{calls.data.total_count === 1 ? '' : 's'} match.
+            </p>
+            <button
+              type="button"
+              className="secondary"
+              disabled={exporting.pending}
+              onClick={() => void exportCsv()}
+            >
+              {exporting.pending ? 'Exporting…' : 'Export CSV'}
+            </button>
           </div>
+          <ErrorMessage error={exporting.error} />
+          <DataTable
+            caption="Calls"
+            rows={calls.data.calls}
+            rowKey={(call) => call.call_id}
+            columns={[
+              {
+                header: 'Started',
+                cell: (call) => <Link to={`/calls/${call.call_id}`}>{formatTime(call.start_timestamp)}</Link>,
+              },
+              {
+                header: 'Number',
+                cell: (call) =>
+                  call.call_type === 'web_call'
+                    ? 'Web call'
+                    : call.direction === 'incoming'
+                      ? `${call.from_number} (incoming)`
+                      : call.to_number,
+              },
+              { header: 'Agent', cell: (call) => call.agent?.name ?? '—' },
+              {
+                header: 'Outcome',
+                cell: (call) => (
+                  <>
+                    <span className={`status status-${call.call_status}`}>
+                      {callStatusLabel(call.call_status)}
+                    </span>
+                    {call.disconnection_reason ? ` · ${humanize(call.disconnection_reason)}` : ''}
+                  </>
+                ),
+              },
+              { header: 'Duration', cell: (call) => formatDuration(call.duration_ms) },
+              ...(filters.summaries
+                ? [
+                    {
+                      header: 'Summary',
+                      cell: (call: (typeof calls.data.calls)[number]) => call.summary ?? '—',
+                    },
+                  ]
+                : []),
+            ]}
+          />
           {calls.data.calls.length === 0 && <p>No calls match these filters.</p>}
           <Pager
             what="calls"

@@ -16,6 +16,7 @@ export * from './call-timeline';
 export * from './get-call';
 export * from './hang-up-and-transfer';
 export * from './list-calls';
+export * from './export-calls';
 export { countCalls, type CallCountFilter } from './call-counts';
 export * from './test-contacts';
 export * from './carrier-callbacks';

@@ -32,26 +32,72 @@ interface PageRow extends Omit<ListedCallRow, 'agent'> {
 }
 
 /**
+ * The extension filters the call counts do not keep (campaign, disconnection reason, numbers): with any
+ * of them, the total is counted from the calls themselves.
+ */
+function callOnlyConditions({ filter_criteria: f }: ListCallsData): Prisma.Sql[] | null {
+  if (f.campaign_id?.length === 0 || f.disconnection_reason?.length === 0) return null;
+  const number = (column: Prisma.Sql, { value, match }: { value: string; match: 'exact' | 'prefix' }) =>
+    // The value is a plus sign and digits (schemas.ts), so it holds no LIKE wildcard.
+    match === 'exact' ? Prisma.sql`${column} = ${value}` : Prisma.sql`${column} LIKE ${`${value}%`}`;
+  return [
+    ...(f.campaign_id ? [Prisma.sql`campaign_id = ANY(${f.campaign_id}::uuid[])`] : []),
+    ...(f.disconnection_reason
+      ? [Prisma.sql`disconnection_reason = ANY(${f.disconnection_reason}::text[])`]
+      : []),
+    ...(f.to_number ? [number(Prisma.sql`to_number`, f.to_number)] : []),
+    ...(f.from_number ? [number(Prisma.sql`from_number`, f.from_number)] : []),
+  ];
+}
+
+/** The conditions on `calls` of a list request (not its page); null when no call can match. */
+function listConditions(accountId: string, input: ListCallsData) {
+  const filter = countFilter(input);
+  const conditions = filter && filterConditions(filter);
+  const callOnly = callOnlyConditions(input);
+  if (!filter || !conditions || !callOnly) return null;
+  return {
+    filter,
+    callOnly,
+    where: [
+      Prisma.sql`account_id = ${accountId}::uuid`,
+      Prisma.sql`deleted_at IS NULL`,
+      ...conditions,
+      ...callOnly,
+      ...(filter.from !== undefined ? [Prisma.sql`created_at >= ${new Date(filter.from)}`] : []),
+      ...(filter.until !== undefined ? [Prisma.sql`created_at <= ${new Date(filter.until)}`] : []),
+    ],
+  };
+}
+
+/** The number of calls a list request matches, independent of its page. */
+async function totalCount(deps: CoreDeps, accountId: string, input: ListCallsData): Promise<number> {
+  const matched = listConditions(accountId, input);
+  if (!matched) return 0;
+  if (matched.callOnly.length === 0) return countCalls(deps.db, accountId, matched.filter);
+  const [row] = await deps.db.$queryRaw<{ total: bigint }[]>`
+    SELECT count(*) AS total FROM calls WHERE ${and(matched.where)}`;
+  return Number(row!.total);
+}
+
+/**
  * Calls by start time, a keyset page: `pagination_key` is the last call_id of the previous page
  * (exclusive), and the page continues after its (start, id) along the (account, start, id) index.
  */
-async function page(deps: CoreDeps, accountId: string, input: ListCallsData): Promise<ListedCallRow[]> {
-  const filter = countFilter(input);
-  const conditions = filter && filterConditions(filter);
+export async function callPage(
+  deps: CoreDeps,
+  accountId: string,
+  input: ListCallsData,
+): Promise<ListedCallRow[]> {
+  const matched = listConditions(accountId, input);
   const badKey = () =>
     new AppError('VALIDATION_FAILED', 'pagination_key must be a call_id from the previous page');
   if (input.pagination_key !== undefined && !isUuid(input.pagination_key)) throw badKey();
-  if (!filter || !conditions) {
+  if (!matched) {
     if (input.pagination_key !== undefined) throw badKey();
     return [];
   }
-  const where = [
-    Prisma.sql`account_id = ${accountId}::uuid`,
-    Prisma.sql`deleted_at IS NULL`,
-    ...conditions,
-    ...(filter.from !== undefined ? [Prisma.sql`created_at >= ${new Date(filter.from)}`] : []),
-    ...(filter.until !== undefined ? [Prisma.sql`created_at <= ${new Date(filter.until)}`] : []),
-  ];
+  const { where } = matched;
   const descending = input.sort_order === 'descending';
   if (input.pagination_key !== undefined) {
     const [cursor] = await deps.db.$queryRaw<{ createdAt: Date; id: string }[]>`
@@ -85,10 +131,9 @@ export async function listCalls(
   deps: CoreDeps,
   { accountId, ...input }: { accountId: string } & ListCallsData,
 ): Promise<CallListOutput> {
-  const filter = countFilter(input);
   const [rows, total] = await Promise.all([
-    page(deps, accountId, input),
-    filter ? countCalls(deps.db, accountId, filter) : 0,
+    callPage(deps, accountId, input),
+    totalCount(deps, accountId, input),
   ]);
   const includeSummary = input.filter_criteria.include_summary;
   return { calls: rows.map((row) => toLightweightCall(row, { includeSummary })), total_count: total };
@@ -100,7 +145,7 @@ export async function listOlderCalls(
   { accountId, ...input }: { accountId: string } & ListCallsData,
 ) {
   const [rows, account] = await Promise.all([
-    page(deps, accountId, input),
+    callPage(deps, accountId, input),
     deps.db.account.findUniqueOrThrow({ where: { id: accountId }, select: { id: true, name: true } }),
   ]);
   const includeSummary = input.filter_criteria.include_summary;

@@ -92,6 +92,15 @@ const Threshold = z.object({
   upper_threshold: z.number().int('must be an integer (Unix ms)').optional(),
 });
 
+/** A number filter: the whole E.164 number, or (`prefix`) its first digits, e.g. `+1415`. */
+const NumberMatch = z.object({
+  value: z
+    .string()
+    .trim()
+    .regex(/^\+\d{1,15}$/, 'must be a plus sign and 1 to 15 digits, e.g. +1415'),
+  match: z.enum(['exact', 'prefix']).default('exact'),
+});
+
 export const ListCallsInput = z.object({
   filter_criteria: z
     .object({
@@ -100,6 +109,14 @@ export const ListCallsInput = z.object({
       direction: z.array(z.enum(['incoming', 'outgoing'])).optional(),
       /** Extension: phone calls, web calls or both (both when omitted). */
       call_type: z.array(z.enum(['phone_call', 'web_call'])).optional(),
+      /** Extension: the calls of these campaigns. */
+      campaign_id: z.array(z.uuid('must be a UUID')).optional(),
+      /** Extension: the calls that ended for one of these reasons. */
+      disconnection_reason: z.array(z.enum(DISCONNECTION_REASONS)).optional(),
+      /** Extension: the number called, whole or its beginning. */
+      to_number: NumberMatch.optional(),
+      /** Extension: the number called from, whole or its beginning. */
+      from_number: NumberMatch.optional(),
       start_timestamp: Threshold.optional(),
       include_test_calls: z.boolean().default(false),
       include_summary: z.boolean().default(false),
