@@ -103,6 +103,27 @@ describe('voice CLI', () => {
       account.account_id,
     );
     expect(revoked.revoked_at).not.toBeNull();
+
+    const rates = await json<{ own: unknown; rates: { carrier_per_minute: number; currency: string } }>(
+      'accounts',
+      'cost-rates',
+      account.account_id,
+      '--rates',
+      '{"carrier_per_minute": 0.0085}',
+    );
+    expect(rates.own).toEqual({ carrier_per_minute: 0.0085 });
+    expect(rates.rates).toMatchObject({ carrier_per_minute: 0.0085, currency: 'USD' });
+    const refused = await voice(
+      'accounts',
+      'cost-rates',
+      account.account_id,
+      '--rates',
+      '{"currency":"EUR"}',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('a currency comes with every rate in it');
+    const back = await json<{ own: unknown }>('accounts', 'cost-rates', account.account_id, '--default');
+    expect(back.own).toBeNull();
   });
 
   it('fails with a clear message and a non-zero exit code on bad input', async () => {

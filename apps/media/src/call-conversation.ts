@@ -1,3 +1,4 @@
+import { UsageMeter } from './conversation/usage';
 import {
   abandonWarmTransfer,
   callFlowFunction,
@@ -116,6 +117,8 @@ export async function startCallConversation(
       : undefined;
   if (!loaded.flow && loaded.agentType === 'conversationalFlow')
     log.warn('the flow agent has no flow that parses: its prompt leads the call');
+  // What the conversation uses of its providers, stored with it for the call's cost.
+  const usage = new UsageMeter();
   const session: ConversationSession = new ConversationSession(line, {
     // A web call has no carrier to hand the caller to: its agent does not offer transfers.
     agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
@@ -127,7 +130,7 @@ export async function startCallConversation(
             searchKnowledge(deps.core, { accountId: loaded.accountId, knowledgeBaseIds, query }),
         }
       : {}),
-    providers: deps.providers,
+    providers: usage.meter(deps.providers),
     vad: running.vad,
     noise: running.noise,
     limits: deps.limits,
@@ -143,7 +146,7 @@ export async function startCallConversation(
             line,
             log,
           },
-          { ...result, functionInvocations: invocations },
+          { ...result, functionInvocations: invocations, usage: usage.total() },
         );
       } finally {
         // Until here the server's stop waits for it.

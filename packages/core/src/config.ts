@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CoreConfig } from './deps';
 import ipaddr from 'ipaddr.js';
 import { bareHost, nonPublicReason } from './network/public-address';
+import { CostRatesOverride, DEFAULT_COST_RATES } from './calls/cost';
 
 /** The trimmed, non-empty items of a comma-separated setting. */
 export function commaSeparated(value: string | undefined): string[] {
@@ -70,6 +71,27 @@ export const ServiceEnv = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   RECORDINGS_S3_PREFIX: z.string().default('recordings/'),
+  /** What calls cost: JSON of any of the rates (docs/operations.md, "Call cost") over the defaults. */
+  CALL_COST_RATES: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value.trim() === '') return DEFAULT_COST_RATES;
+      let json: unknown;
+      try {
+        json = JSON.parse(value);
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"carrier_per_minute": 0.0085}' });
+        return z.NEVER;
+      }
+      const rates = CostRatesOverride.safeParse(json);
+      if (!rates.success) {
+        const issue = rates.error.issues[0]!;
+        context.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'rates'}: ${issue.message}` });
+        return z.NEVER;
+      }
+      return { ...DEFAULT_COST_RATES, ...rates.data };
+    }),
 });
 
 /** Rules across settings, for each service's schema (`ServiceEnv.extend({...}).superRefine(...)`). */
@@ -148,6 +170,7 @@ export function coreConfigFromEnv(env: z.infer<typeof ServiceEnv>, defaultPublic
         }
       : {}),
     ...(env.TWILIO_API_BASE_URL ? { twilioApiBaseUrl: env.TWILIO_API_BASE_URL } : {}),
+    costRates: env.CALL_COST_RATES,
     ...(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN
       ? { twilio: { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN } }
       : {}),

@@ -64,6 +64,18 @@ export interface CoreConfig {
   twilio?: { accountSid: string; authToken: string };
   /** Where Twilio's REST API is (TWILIO_API_BASE_URL): Twilio's own when unset, an emulator in tests. */
   twilioApiBaseUrl?: string;
+  /** What calls cost (CALL_COST_RATES over the defaults); an account's own rates go over these. */
+  costRates?: CostRatesConfig;
+}
+
+/** Call cost rates (calls/cost.ts, where they are checked): a currency and a price per unit of each part. */
+export interface CostRatesConfig {
+  currency: string;
+  carrier_per_minute: number;
+  stt_per_second: number;
+  llm_per_input_token: number;
+  llm_per_output_token: number;
+  tts_per_character: number;
 }
 
 export interface RateLimitDefaults {

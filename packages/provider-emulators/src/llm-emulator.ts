@@ -23,6 +23,21 @@ export interface ChatMessage {
   tool_call_id?: string;
 }
 
+/**
+ * The emulator's token counts: a token per four characters (OpenAI's rule of thumb for English) of the
+ * messages read and of the answer written, so a longer conversation costs more, as it would.
+ */
+function tokenUsage(messages: ChatMessage[], answer: string) {
+  const read = messages.reduce(
+    (sum, { content, tool_calls }) =>
+      sum + (content ?? '').length + (tool_calls ? JSON.stringify(tool_calls).length : 0),
+    0,
+  );
+  const prompt_tokens = Math.ceil(read / 4);
+  const completion_tokens = Math.ceil(answer.length / 4);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
@@ -174,6 +189,10 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
       function: { name: call.name, arguments: JSON.stringify(call.arguments) },
     }));
     const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+    const usage = tokenUsage(
+      body.messages,
+      (reply.say ?? '') + toolCalls.map((c) => c.function.arguments).join(''),
+    );
     await sleep(reply.latencyMs ?? 0);
 
     if (!body.stream) {
@@ -197,7 +216,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
               logprobs: null,
             },
           ],
-          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          usage,
         }),
       );
       return;
@@ -237,6 +256,11 @@ export async function startLlmEmulator(options: LlmEmulatorOptions): Promise<Llm
         await write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 16) } }] }));
     }
     await write(chunk({}, finishReason));
+    // As OpenAI does with stream_options.include_usage: a last chunk with no choices, and the usage.
+    if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage)
+      await write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`,
+      );
     response.end('data: [DONE]\n\n');
   }
 

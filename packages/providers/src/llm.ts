@@ -1,9 +1,14 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 
-/** What the model says, as it streams: words to speak, or a tool it calls (once its arguments are whole). */
+/**
+ * What the model says, as it streams: words to speak, or a tool it calls (once its arguments are
+ * whole); last, the tokens the request used, where the provider reports them.
+ */
 export type LlmEvent =
-  { type: 'text'; text: string } | { type: 'tool'; name: string; arguments: Record<string, unknown> };
+  | { type: 'text'; text: string }
+  | { type: 'tool'; name: string; arguments: Record<string, unknown> }
+  | { type: 'usage'; inputTokens: number; outputTokens: number };
 
 export type LlmMessage = ChatCompletionMessageParam;
 export type LlmTool = ChatCompletionTool;
@@ -49,11 +54,25 @@ export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
   return {
     async *reply(messages, tools, signal, model) {
       const stream = await client.chat.completions.create(
-        { model: model ?? settings.model, messages, stream: true, ...(tools.length > 0 ? { tools } : {}) },
+        {
+          model: model ?? settings.model,
+          messages,
+          stream: true,
+          // The last chunk then carries the request's token counts (the call's cost).
+          stream_options: { include_usage: true },
+          ...(tools.length > 0 ? { tools } : {}),
+        },
         { signal },
       );
       const calls: { name: string; arguments: string }[] = [];
+      let usage: LlmEvent | null = null;
       for await (const chunk of stream) {
+        if (chunk.usage)
+          usage = {
+            type: 'usage',
+            inputTokens: chunk.usage.prompt_tokens,
+            outputTokens: chunk.usage.completion_tokens,
+          };
         const delta = chunk.choices[0]?.delta;
         if (!delta) continue;
         if (delta.content) yield { type: 'text', text: delta.content };
@@ -72,6 +91,7 @@ export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
         }
         yield { type: 'tool', name: call.name, arguments: args };
       }
+      if (usage) yield usage;
     },
     async structured(messages, { name, schema }) {
       const completion = await client.chat.completions.create({

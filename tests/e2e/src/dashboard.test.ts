@@ -152,6 +152,19 @@ describe('the dashboard', () => {
     );
     await page.getByRole('heading', { name: 'Transcript' }).waitFor();
     await page.getByText('Hello Caller').first().waitFor();
+    // What it cost, as stored when it ended, part by part.
+    const callId = page.url().split('/').at(-1)!;
+    const { cost } = await stack.database.db.call.findUniqueOrThrow({ where: { id: callId } });
+    const stored = cost as { combined_cost: number; carrier_minutes: number };
+    expect(stored.combined_cost).toBeGreaterThan(0);
+    expect(await page.getByTestId('call-cost').textContent()).toBe(
+      stored.combined_cost.toLocaleString('en-US', {
+        style: 'currency',
+        currency: 'USD',
+        maximumFractionDigits: 4,
+      }),
+    );
+    await page.getByRole('cell', { name: `${stored.carrier_minutes} min` }).waitFor();
     const duration = await audioDuration(page.locator('audio'));
     expect(duration).toBeGreaterThan(0.5);
     await screenshot(page, 'call');

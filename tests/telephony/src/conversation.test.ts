@@ -191,6 +191,57 @@ describe('a live conversation through Twilio', () => {
       summary: call.summary,
       vars_extracted: call.vars_extracted,
     });
+
+    // What it used and cost: the callee's audio streamed to speech-to-text for the whole conversation,
+    // every sentence the agent said synthesized once, each model request's tokens as the provider
+    // reported them; priced at the default rates when the call ended.
+    const { usage, cost, connectedAt, endedAt } = await stack.row(callId);
+    const used = usage as {
+      stt_seconds: number;
+      tts_characters: number;
+      llm_input_tokens: number;
+      llm_output_tokens: number;
+      llm_requests: { input_tokens: number; output_tokens: number }[];
+    };
+    const talkSeconds = (endedAt!.getTime() - connectedAt!.getTime()) / 1000;
+    expect(used.stt_seconds).toBeGreaterThan(2);
+    expect(used.stt_seconds).toBeLessThanOrEqual(talkSeconds + 1);
+    const agentText = [
+      WELCOME,
+      'Nice to meet you, Dana. Which day suits you?',
+      'Tuesday morning it is. Goodbye!',
+    ];
+    expect(used.tts_characters).toBeGreaterThanOrEqual(agentText.join('').replace(/\s/g, '').length);
+    expect(used.tts_characters).toBeLessThanOrEqual(agentText.join(' ').length);
+    expect(used.llm_requests.length).toBeGreaterThanOrEqual(2);
+    expect(used.llm_input_tokens).toBe(used.llm_requests.reduce((sum, r) => sum + r.input_tokens, 0));
+    expect(used.llm_output_tokens).toBe(used.llm_requests.reduce((sum, r) => sum + r.output_tokens, 0));
+    expect(used.llm_input_tokens).toBeGreaterThan(used.llm_output_tokens);
+    const minutes = Math.ceil(talkSeconds / 60);
+    const parts = cost as Record<string, number | string>;
+    expect(parts).toMatchObject({
+      currency: 'USD',
+      carrier_minutes: minutes,
+      stt_seconds: used.stt_seconds,
+      llm_input_tokens: used.llm_input_tokens,
+      llm_output_tokens: used.llm_output_tokens,
+      tts_characters: used.tts_characters,
+    });
+    // Rounded to six decimals in the database: equal to within that.
+    const expected = {
+      carrier: minutes * 0.014,
+      stt: used.stt_seconds * 0.0000717,
+      llm: used.llm_input_tokens * 0.00000015 + used.llm_output_tokens * 0.0000006,
+      tts: used.tts_characters * 0.00018,
+    };
+    for (const [part, value] of Object.entries(expected)) expect(parts[part], part).toBeCloseTo(value, 6);
+    const sum = ['carrier', 'stt', 'llm', 'tts'].reduce((total, part) => total + (parts[part] as number), 0);
+    expect(parts.combined_cost).toBeCloseTo(sum, 6);
+    const older = await stack.request(`/v1/get-call/${callId}`);
+    expect((older.json as { call_cost: unknown }).call_cost).toEqual({
+      combined_cost: parts.combined_cost,
+      currency: 'USD',
+    });
   });
 
   it('barge-in: the callee speaking over a long answer clears the line, and the turn keeps what was played', async () => {

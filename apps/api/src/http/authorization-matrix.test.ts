@@ -948,6 +948,7 @@ const TRPC_PLANS: Record<string, Plan> = {
     ],
   },
   'calls.hangup': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.cost': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.transfer': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.testContacts.add': {
     request: () => ({ input: { phone_number: alphaNumber() } }),

@@ -343,9 +343,15 @@ describe('reading calls', () => {
     expect(older.json).toMatchObject({
       agent: { id: alpha.agent.id, name: 'Alpha agent', version: 1 },
       account: { id: alpha.account.id, name: 'Alpha' },
-      call_cost: null,
       metadata: null,
     });
+    // Stored when the call ended: the simulated call's carrier minutes at the default rates.
+    const { cost } = await api.deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+    expect(older.json.call_cost).toEqual({
+      combined_cost: (cost as { combined_cost: number }).combined_cost,
+      currency: 'USD',
+    });
+    expect((older.json.call_cost as { combined_cost: number }).combined_cost).toBeGreaterThan(0);
     expect(older.json.end_timestamp).toBeGreaterThanOrEqual(
       (older.json.start_timestamp as number) + (older.json.duration_ms as number),
     );

@@ -52,4 +52,28 @@ export function registerAccountCommands(program: Command): void {
           printRecord(await core.setAccountLimits(deps, { accountId, ...input }), options);
         }),
     );
+  accounts
+    .command('cost-rates')
+    .description(
+      'Set an account\'s own call cost rates over the deployment\'s (docs/operations.md, "Call cost")',
+    )
+    .argument('<account-id>')
+    .option('--rates <json>', 'any of the rates as JSON, e.g. \'{"carrier_per_minute": 0.0085}\'')
+    .option('--default', "back to the deployment's rates")
+    .option('--json', 'print JSON')
+    .action((accountId: string, options: { rates?: string; default?: boolean; json?: boolean }) =>
+      withDeps(async (deps, core) => {
+        if (Boolean(options.rates) === Boolean(options.default))
+          throw new core.AppError('VALIDATION_FAILED', 'give either --rates <json> or --default');
+        let json: unknown = null;
+        if (options.rates)
+          try {
+            json = JSON.parse(options.rates);
+          } catch {
+            throw new core.AppError('VALIDATION_FAILED', 'rates: must be JSON');
+          }
+        const rates = options.default ? null : core.parseInput(core.CostRatesOverride, json);
+        printRecord(await core.setAccountCostRates(deps, { accountId, rates }), options);
+      }),
+    );
 }

@@ -27,6 +27,8 @@ export async function streamReply(
       calls.push(event);
       continue;
     }
+    // Counted by the session's meter (usage.ts), which sees the events first.
+    if (event.type === 'usage') continue;
     if (event.text) firstText();
     text += event.text;
     const split = splitSentences(pending + event.text);

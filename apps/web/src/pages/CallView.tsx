@@ -11,6 +11,7 @@ import {
   formatTime,
   humanize,
 } from '../format';
+import { DataTable } from '../components/DataTable';
 import { ErrorMessage, Pending } from '../components/Messages';
 import { CallFunctionCalls } from '../components/FunctionCalls';
 import { LatencyBars } from '../components/LatencyBars';
@@ -109,6 +110,45 @@ function DeliveryRow({ delivery }: { delivery: Delivery }) {
         </span>
       )}
     </li>
+  );
+}
+
+/** What the call cost, part by part, once it ended (docs/operations.md, "Call cost"). */
+function CallCostParts({ callId, status }: { callId: string; status: string }) {
+  const cost = useQuery({
+    queryKey: ['calls.cost', callId, status],
+    queryFn: () => api.calls.cost.query({ call_id: callId }),
+  });
+  const parts = cost.data?.cost;
+  if (!parts) return <ErrorMessage error={cost.error} />;
+  const money = (value: number) =>
+    value.toLocaleString(undefined, {
+      style: 'currency',
+      currency: parts.currency,
+      maximumFractionDigits: 4,
+    });
+  const rows: [string, number, string][] = [
+    ['Carrier', parts.carrier, `${parts.carrier_minutes} min`],
+    ['Speech to text', parts.stt, `${parts.stt_seconds} s of audio`],
+    ['Language model', parts.llm, `${parts.llm_input_tokens} tokens in, ${parts.llm_output_tokens} out`],
+    ['Speech synthesis', parts.tts, `${parts.tts_characters} characters`],
+  ];
+  return (
+    <>
+      <h2>
+        Cost <span data-testid="call-cost">{money(parts.combined_cost)}</span>
+      </h2>
+      <DataTable
+        caption="Cost by part"
+        rows={rows}
+        rowKey={([part]) => part}
+        columns={[
+          { header: 'Part', cell: ([part]) => part },
+          { header: 'Cost', cell: ([, value]) => money(value) },
+          { header: 'Counted', cell: ([, , counted]) => counted },
+        ]}
+      />
+    </>
   );
 }
 
@@ -217,6 +257,7 @@ export function CallPage() {
           </div>
         )}
       </dl>
+      <CallCostParts callId={data.call_id} status={data.call_status} />
       <h2>Timeline</h2>
       <Timeline callId={data.call_id} status={data.call_status} />
       <h2>Recording</h2>

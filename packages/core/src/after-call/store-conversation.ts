@@ -43,7 +43,8 @@ export async function startConversation(
 
 /**
  * Stores the conversation on its call, once: the transcript, the collected variables (call-local
- * `_` names dropped, never stored), how it ended, a flow's function requests and where its recording is.
+ * `_` names dropped, never stored), how it ended, a flow's function requests, what it used of the
+ * providers (its cost comes from it when the call ends) and where its recording is.
  */
 export async function storeConversation(
   { db }: CoreDeps,
@@ -62,6 +63,7 @@ export async function storeConversation(
       conversationEndReason: record.end,
       turnLatencies: (record.turnLatencies ?? []) as unknown as Prisma.InputJsonArray,
       functionInvocations: (record.functionInvocations ?? []) as unknown as Prisma.InputJsonArray,
+      ...(record.usage ? { usage: record.usage as unknown as Prisma.InputJsonObject } : {}),
       conversationEndedAt: record.endedAt,
       recordingKey: record.recordingKey,
     },

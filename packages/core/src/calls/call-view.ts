@@ -2,6 +2,7 @@ import type { Prisma } from '@voice/db';
 import type { z } from 'zod';
 import type { FullCall, LightweightCall, OlderFullCall, OlderLightweightCall } from './schemas';
 import { TERMINAL_STATUSES } from './schemas';
+import { olderCallCost } from './cost';
 
 export const callInclude = {
   agent: { select: { id: true, name: true } },
@@ -24,6 +25,7 @@ export type ListedCallRow = Pick<
   | 'createdAt'
   | 'connectedAt'
   | 'endedAt'
+  | 'cost'
 > & { agent: { id: string; name: string } | null };
 
 /**
@@ -79,12 +81,13 @@ function olderExtras(row: {
   agent: { id: string; name: string } | null;
   agentVersion: number | null;
   account: { id: string; name: string };
+  cost: unknown;
 }) {
   return {
     agent: row.agent ? { id: row.agent.id, name: row.agent.name, version: row.agentVersion ?? 1 } : null,
     account: { id: row.account.id, name: row.account.name },
-    // The simulated carrier bills nothing; a real carrier adapter reports the cost here.
-    call_cost: null,
+    // Stored when the call ended (cost.ts); null for a call that has not ended.
+    call_cost: olderCallCost(row.cost),
   };
 }
 

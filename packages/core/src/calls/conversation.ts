@@ -1,4 +1,5 @@
 import type { FunctionInvocation } from '../flows/call-function';
+import type { CallUsage } from './cost';
 
 /** A call's conversation as the service keeps it, however it was held (live, or simulated). */
 
@@ -57,4 +58,6 @@ export interface ConversationResult {
   turnLatencies: TurnLatency[];
   /** A flow agent's function requests and their results: for the dashboard, never for API keys. */
   functionInvocations?: FunctionInvocation[];
+  /** What the conversation used of the providers, for its cost (cost.ts). */
+  usage?: CallUsage;
 }

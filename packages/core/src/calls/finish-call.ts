@@ -1,6 +1,7 @@
 import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import type { AnsweredBy, CarrierOutcome } from '../telephony/carrier';
+import { DEFAULT_COST_RATES } from './cost';
 
 /** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
 export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus; reason: string | null } {
@@ -61,8 +62,9 @@ export interface ConversationColumns {
 }
 
 /**
- * The end of the call: the terminal status, the transitions it went through and, for a connected call
- * whose conversation was simulated, that conversation, in one statement. Only the first finish counts.
+ * The end of the call: the terminal status, the transitions it went through, its cost and, for a
+ * connected call whose conversation was simulated, that conversation, in one statement. Only the first
+ * finish counts.
  */
 export async function finishCall(
   deps: CoreDeps,
@@ -110,7 +112,11 @@ export async function finishCall(
         summary = COALESCE(${analysis?.summary ?? null}::text, summary),
         vars_extracted = COALESCE(${analysis?.varsExtracted ?? null}::jsonb, vars_extracted),
         vars_collected = COALESCE(${analysis?.varsCollected ?? null}::jsonb, vars_collected),
-        detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender)
+        detected_gender = COALESCE(${analysis?.detectedGender ?? null}::text, detected_gender),
+        -- What it cost, at the account's rates over the deployment's (migration 20261130020000).
+        cost = call_cost(usage, call_type, COALESCE(${ended.answeredAt}::timestamptz, connected_at),
+          ${ended.endedAt}, ${JSON.stringify(deps.config.costRates ?? DEFAULT_COST_RATES)}::jsonb
+            || COALESCE((SELECT cost_rates FROM accounts WHERE accounts.id = calls.account_id), '{}'::jsonb))
       WHERE id = ${call.id}::uuid AND status IN ('initiated', 'ringing', 'ongoing')
       RETURNING id
     ), logged AS (

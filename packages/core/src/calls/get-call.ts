@@ -8,6 +8,7 @@ import { renderRecordingWav, signedRecordingUrl, verifyRecordingSignature } from
 import type { FullCall } from './schemas';
 import type { TranscriptEntry } from './conversation';
 import { recordingStoreFor } from './recording-store';
+import { CallCost } from './cost';
 
 export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
 
@@ -87,4 +88,17 @@ export async function deleteCall(
   const row = await loadCall(deps.db, accountId, callId);
   await deps.db.call.update({ where: { id: row.id }, data: { deletedAt: deps.clock.now() } });
   return { deleted: true };
+}
+
+/**
+ * A call's cost for the dashboard: each part with what it counted, in the currency of the rates it
+ * ended under; null until the call ends.
+ */
+export async function callCost(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+): Promise<{ cost: CallCost | null }> {
+  const row = await loadCall(deps.db, accountId, callId);
+  const parsed = CallCost.safeParse(row.cost);
+  return { cost: parsed.success ? parsed.data : null };
 }

@@ -17,6 +17,7 @@ export * from './get-call';
 export * from './hang-up-and-transfer';
 export * from './list-calls';
 export * from './export-calls';
+export * from './cost';
 export { countCalls, type CallCountFilter } from './call-counts';
 export * from './test-contacts';
 export * from './carrier-callbacks';

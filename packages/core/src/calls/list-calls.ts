@@ -116,7 +116,8 @@ export async function callPage(
            c.disconnection_reason AS "disconnectionReason", c.agent_version AS "agentVersion",
            c.from_number AS "fromNumber", c.to_number AS "toNumber", c.direction::text AS direction,
            c.is_test_call AS "isTestCall", ${summary} AS summary, c.created_at AS "createdAt",
-           c.connected_at AS "connectedAt", c.ended_at AS "endedAt", a.id AS "agentId", a.name AS "agentName"
+           c.connected_at AS "connectedAt", c.ended_at AS "endedAt", c.cost, a.id AS "agentId",
+           a.name AS "agentName"
       FROM (SELECT * FROM calls WHERE ${and(where)} ORDER BY created_at ${order}, id ${order}
              LIMIT ${input.limit}) c
       LEFT JOIN agents a ON a.id = c.agent_id

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  callCost,
   callFunctionInvocations,
   AddTestContactInput,
   CreateWebCallInput,
@@ -51,6 +52,10 @@ export const callsRouter = router({
     .query(({ ctx, input }) =>
       getCallTimeline(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
     ),
+  /** What the call cost, part by part (null until it ends): the older `call_cost` in detail. */
+  cost: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callCost(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
   /** Each answer's latency, step by step, and the call's median and 95th percentile (never over REST). */
   latency: accountProcedure
     .input(CallId)
