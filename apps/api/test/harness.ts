@@ -51,9 +51,11 @@ export async function startTestApi(
         await connection.workflowService.getSystemInfo({});
       }),
     logger: pino({ level: 'info' }, sink),
-    // The flow builder's text chat: a model that understands nothing, unless a test gives its own.
+    // The flow builder's text chat: a model that understands nothing, and a call's analysis that finds
+    // every variable asked for, unless a test gives its own.
     flowModel: overrides.flowModel ?? {
-      structured: async () => ({ intent: null, variables: {} }),
+      structured: async (_messages, { name, schema }) =>
+        name === 'call_analysis' ? cannedAnalysis(schema) : { intent: null, variables: {} },
       complete: async () => 'Understood.',
     },
     ...(overrides.voiceSamples === null
@@ -109,5 +111,17 @@ export async function http(
     headers: response.headers,
     json: json as Record<string, unknown> & unknown[],
     text,
+  };
+}
+
+/** An analysis in the schema asked for: every variable found as `found <name>`. */
+function cannedAnalysis(schema: Record<string, unknown>) {
+  const properties =
+    (schema as { properties?: { vars_extracted?: { properties?: Record<string, unknown> } } }).properties
+      ?.vars_extracted?.properties ?? {};
+  return {
+    summary: 'The caller asked about an appointment.',
+    detected_gender: null,
+    vars_extracted: Object.fromEntries(Object.keys(properties).map((name) => [name, `found ${name}`])),
   };
 }

@@ -54,6 +54,8 @@ export const api = createTRPCClient<AppRouter>({
       true: httpSubscriptionLink({ url: '/trpc' }),
       false: httpBatchLink({
         url: '/trpc',
+        // A batch too long for one URL is split (a filtered list's input is long).
+        maxURLLength: 4000,
         headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
         fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
       }),

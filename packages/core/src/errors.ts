@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   INTERNAL: { http: 500, trpc: 'INTERNAL_SERVER_ERROR' },
   /** The carrier (Twilio) could not be reached to check or do what was asked. */
   CARRIER_UNAVAILABLE: { http: 502, trpc: 'BAD_GATEWAY' },
+  /** A speech or language model provider failed, or answered out of what was asked. */
+  PROVIDER_UNAVAILABLE: { http: 502, trpc: 'BAD_GATEWAY' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -243,6 +243,87 @@ describe('the dashboard', () => {
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('running');
   });
 
+  it('creates a campaign with its schedule, calling windows, ring time and retry policy as set', async () => {
+    await page.goto('/app/campaigns/new');
+    await page.getByLabel('Name', { exact: true }).fill('Set by hand');
+    await page.getByLabel('Agent').selectOption(stack.demo.agentId);
+    await page.locator(`input[name="from_numbers"][value="${DEMO_NUMBER}"]`).check();
+    await page.getByLabel('Timezone').fill('Europe/London');
+    await page.getByLabel('Ring time (seconds)').fill('25');
+    await page.getByLabel('Start at').fill('2031-03-02T09:30');
+    await page.getByRole('button', { name: 'Add a calling window' }).click();
+    const window = page.getByRole('group', { name: 'Calling window 1' });
+    await window.getByLabel('Fri').uncheck();
+    await window.getByLabel('Sat').check();
+    await window.getByLabel('From').fill('10:00');
+    await window.getByLabel('to', { exact: true }).fill('16:30');
+    const retries = page.getByRole('group', { name: 'Call again after' });
+    await retries.getByLabel('Busy').uncheck();
+    await retries.getByLabel('Answering machine').check();
+    await page.getByLabel('Attempts per contact').fill('2');
+    await page.getByLabel('Wait before calling again (minutes)').fill('15');
+    await page.getByLabel('Save as a draft (start it later)').check();
+    await page.getByRole('button', { name: /^Create campaign/ }).click();
+    await page.waitForURL(/\/app\/campaigns\/[0-9a-f-]{36}$/);
+    const created = await stack.database.db.campaign.findFirstOrThrow({ where: { name: 'Set by hand' } });
+    expect(created).toMatchObject({
+      status: 'draft',
+      timezone: 'Europe/London',
+      ringTimeoutSeconds: 25,
+      callingWindows: [{ days: ['mon', 'tue', 'wed', 'thu', 'sat'], start: '10:00', end: '16:30' }],
+      retryOn: ['no_answer', 'voicemail'],
+      maxAttempts: 2,
+      retryDelaySeconds: 900,
+    });
+    // The browser's time, as the page said: the start is that local time as an instant.
+    const browserStart = await page.evaluate(() => new Date('2031-03-02T09:30').getTime());
+    expect(created.startAt?.getTime()).toBe(browserStart);
+
+    // The contacts file for an agent whose texts use variables: a template with their columns, and a
+    // preview of the first rows' texts filled, warning of a variable no column fills.
+    const agent = await createAgent(
+      stack.deps,
+      testAgentInput(stack.demo.accountId, {
+        name: 'Renewals',
+        welcome_message: 'Hello {{first_name}}, this is about your {{plan}} plan.',
+        prompt: 'Offer {{first_name}} the renewal of the {{plan}} plan before {{deadline}}.',
+        variables_provided: [{ name: 'deadline', description: 'Last day', default: 'Friday' }],
+      }),
+    );
+    await page.goto('/app/campaigns/new');
+    await page.getByLabel('Agent').selectOption(agent.agent_id);
+    const [template] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download a CSV template for Renewals' }).click(),
+    ]);
+    expect(await readFile((await template.path())!, 'utf8')).toBe(
+      'to_number,timezone,first_name,plan,deadline\n+14155550123,America/New_York,,,Friday\n',
+    );
+    await page.getByLabel('Contacts (CSV)').setInputFiles({
+      name: 'renewals.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('to_number,first_name\n+16505550111,Maya\n+16505550112,Omer\n'),
+    });
+    await page.getByText('Hello Maya, this is about your {{plan}} plan.').waitFor();
+    await page.getByText('Offer Omer the renewal of the {{plan}} plan before Friday.').waitFor();
+    expect(await page.locator('.contacts-preview [role="alert"]').textContent()).toMatch(
+      /^No column fills \{\{plan\}\}: the agent would say it as written/,
+    );
+
+    // A window that ends before it starts is refused beside it, and nothing is written.
+    await page.goto('/app/campaigns/new');
+    await page.getByLabel('Name', { exact: true }).fill('Backwards');
+    await page.getByLabel('Agent').selectOption(stack.demo.agentId);
+    await page.locator(`input[name="from_numbers"][value="${DEMO_NUMBER}"]`).check();
+    await page.getByRole('button', { name: 'Add a calling window' }).click();
+    const backwards = page.getByRole('group', { name: 'Calling window 1' });
+    await backwards.getByLabel('From').fill('18:00');
+    await backwards.getByLabel('to', { exact: true }).fill('08:00');
+    await page.getByRole('button', { name: /^Create campaign/ }).click();
+    await expect.poll(() => backwards.getByRole('alert').textContent()).toBe('end must be after start');
+    expect(await stack.database.db.campaign.count({ where: { name: 'Backwards' } })).toBe(0);
+  });
+
   it('adds a number and releases it; a number a campaign dials from is refused, with the reason', async () => {
     await page.getByRole('link', { name: 'Numbers' }).click();
     const form = page.getByRole('form', { name: 'Add a phone number' });

@@ -169,3 +169,34 @@ describe('the flow builder', () => {
     await page.getByText('node: Ask name and date').waitFor();
   });
 });
+
+describe('re-extraction', () => {
+  it("changes a call's extracted values after its agent's extracted variables change, keeping the earlier analysis", async () => {
+    const { db } = stack.database;
+    const call = await db.call.findFirstOrThrow({
+      where: { status: 'ended', agentId: { not: null }, NOT: { transcript: { equals: [] } } },
+      orderBy: { createdAt: 'asc' },
+    });
+    const before = call.varsExtracted as Record<string, string>;
+    expect(before).not.toHaveProperty('callback_day');
+    await db.agent.update({
+      where: { id: call.agentId! },
+      data: {
+        variablesExtracted: [{ name: 'callback_day', description: 'When to call back', required: true }],
+      },
+    });
+    await page.goto(`/app/calls/${call.id}`);
+    await page.getByRole('heading', { name: 'Analysis' }).waitFor();
+    await page.getByRole('button', { name: 'Re-extract' }).click();
+    // The demo model finds a required variable as "Tuesday morning".
+    await expect
+      .poll(() => page.getByTestId('vars-extracted').textContent())
+      .toBe('callback_dayTuesday morning');
+    expect((await db.call.findUniqueOrThrow({ where: { id: call.id } })).varsExtracted).toEqual({
+      callback_day: 'Tuesday morning',
+    });
+    await page.getByText('Earlier analyses (1)').click();
+    await page.getByText(`by ${stack.demo.login.email}`).waitFor();
+    expect(await db.callAnalysisHistory.count({ where: { callId: call.id } })).toBe(1);
+  });
+});

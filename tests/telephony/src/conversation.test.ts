@@ -605,7 +605,7 @@ describe('a live conversation through Twilio', () => {
       const row = await stack.ended(callId, 60_000);
       expect(row.status).toBe('agent_hangup');
       const agentSaid = (row.transcript as { role: string; content: string }[]).map((entry) => entry.content);
-      expect(agentSaid.at(-1)).toMatch(/technical difficulties/);
+      expect(agentSaid.at(-1), stack.output()).toMatch(/technical difficulties/);
       expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
     } finally {
       delete stack.voice!.stt.faults.disconnectAfterMs;
@@ -615,11 +615,16 @@ describe('a live conversation through Twilio', () => {
   it('the media server killed mid-call: the call ends as the agent’s, marked conversation_lost, and its webhook fires', async () => {
     callee = [{ pauseMs: 60_000 }];
     const callId = await dial(HELD);
-    await waitFor('the welcome to start playing', 30_000, async () => {
-      const { carrierCallId } = await stack.row(callId);
-      const stream = carrierCallId ? stack.emulator.call(carrierCallId)?.stream : null;
-      return (stream?.record.audio().length ?? 0) > 0;
-    });
+    await waitFor(
+      'the welcome to start playing',
+      30_000,
+      async () => {
+        const { carrierCallId } = await stack.row(callId);
+        const stream = carrierCallId ? stack.emulator.call(carrierCallId)?.stream : null;
+        return (stream?.record.audio().length ?? 0) > 0;
+      },
+      { detail: () => stack.output() },
+    );
     await stack.voice!.media.kill();
     try {
       const row = await stack.ended(callId, 40_000);

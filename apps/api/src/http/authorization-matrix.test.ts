@@ -54,6 +54,8 @@ interface Resources {
   /** A number of the account no call or campaign uses, so it may be released. */
   spareNumber: string;
   callId: string;
+  /** A call that ended with something said: it can be analysed again. */
+  endedCallId: string;
   /** Running, one contact queued. */
   campaignId: string;
   deliveryId: string;
@@ -206,6 +208,16 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     where: { id: call.call_id },
     data: { status: 'ongoing', connectedAt: new Date() },
   });
+  const ended = await dialCall(deps, { accountId, from_number: phoneNumber, to_number: nextNumber() });
+  await deps.db.call.update({
+    where: { id: ended.call_id },
+    data: {
+      status: 'ended',
+      connectedAt: new Date(),
+      endedAt: new Date(),
+      transcript: [{ role: 'agent', content: 'Hello, how can I help?', timestamp_ms: 0 }],
+    },
+  });
   const campaign = await createCampaign(deps, {
     accountId,
     ...CreateCampaignInput.parse(campaignInput(agent.agent_id, phoneNumber, nextNumber())),
@@ -264,6 +276,7 @@ async function createResources(accountId: string, nextNumber: () => string): Pro
     phoneNumber,
     spareNumber,
     callId: call.call_id,
+    endedCallId: ended.call_id,
     campaignId: campaign.body.campaign_id,
     deliveryId: delivery!.deliveryId,
     doNotCallNumber,
@@ -949,6 +962,8 @@ const TRPC_PLANS: Record<string, Plan> = {
   },
   'calls.hangup': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.cost': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.analysis': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.reanalyze': onResource('call_id', (r) => ({ call_id: r.endedCallId }), CALL_NOT_FOUND, users),
   'calls.transfer': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.testContacts.add': {
     request: () => ({ input: { phone_number: alphaNumber() } }),

@@ -97,6 +97,21 @@ describe('rejected requests write nothing', () => {
   });
 });
 
+describe('tRPC batches', () => {
+  it("answers a page's queries batched in one request, however long their names together", async () => {
+    const procedures = Array.from({ length: 12 }, () => 'phoneNumbers.list');
+    const input = Object.fromEntries(procedures.map((_, i) => [i, {}]));
+    const path = procedures.join(',');
+    expect(path.length).toBeGreaterThan(100);
+    const res = await http(
+      `${api.url}/trpc/${path}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
+      { key: alpha.key },
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toHaveLength(12);
+  });
+});
+
 describe('an empty body is no body', () => {
   // Many HTTP clients send `Content-Type: application/json` and nothing else on GET and DELETE.
   const bodiless = [

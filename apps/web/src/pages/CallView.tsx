@@ -11,6 +11,7 @@ import {
   formatTime,
   humanize,
 } from '../format';
+import { CallAnalysis } from '../components/CallAnalysis';
 import { DataTable } from '../components/DataTable';
 import { ErrorMessage, Pending } from '../components/Messages';
 import { CallFunctionCalls } from '../components/FunctionCalls';
@@ -257,6 +258,7 @@ export function CallPage() {
           </div>
         )}
       </dl>
+      <CallAnalysis callId={data.call_id} status={data.call_status} />
       <CallCostParts callId={data.call_id} status={data.call_status} />
       <h2>Timeline</h2>
       <Timeline callId={data.call_id} status={data.call_status} />
@@ -266,8 +268,6 @@ export function CallPage() {
       ) : (
         <p className="hint">No recording.</p>
       )}
-      <h2>Summary</h2>
-      <p dir="auto">{data.summary ?? '—'}</p>
       <h2>Transcript</h2>
       {data.transcript.length === 0 ? (
         <p className="hint">Nothing was said.</p>
@@ -289,7 +289,6 @@ export function CallPage() {
       <div className="cards">
         <Variables title="Variables provided" values={data.vars_provided} />
         <Variables title="Variables collected" values={data.vars_collected} />
-        <Variables title="Variables extracted" values={data.vars_extracted} />
       </div>
       <h2>Webhook deliveries</h2>
       {deliveries.data && deliveries.data.length === 0 && <p className="hint">No webhook deliveries.</p>}

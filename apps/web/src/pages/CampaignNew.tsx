@@ -1,10 +1,28 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { CreateCampaignInput, parseContactsCsv, type CsvContact, type CsvProblem } from '@voice/core/schemas';
+import {
+  CreateCampaignInput,
+  RETRYABLE_OUTCOMES,
+  parseContactsCsv,
+  type CsvContact,
+  type CsvProblem,
+} from '@voice/core/schemas';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, errorMessage, fieldError, invalidInput } from '../api';
+import { CallingWindows, type CallingWindow } from '../components/CallingWindows';
+import { ContactsPreview } from '../components/ContactsPreview';
 import { Field, SelectField } from '../components/Field';
+import { localInputToMs } from '../format';
 import { ErrorMessage } from '../components/Messages';
+
+/** What each retryable outcome is called in the form. */
+const RETRY_LABELS: Record<(typeof RETRYABLE_OUTCOMES)[number], string> = {
+  busy: 'Busy',
+  no_answer: 'No answer',
+  error: 'An error',
+  voicemail: 'Answering machine',
+  voicemail_left: 'Message left on a machine',
+};
 
 const browserTimezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -21,6 +39,8 @@ export function NewCampaignPage() {
   const navigate = useNavigate();
   const [upload, setUpload] = useState<Upload | null>(null);
   const [timezone, setTimezone] = useState(browserTimezone);
+  const [windows, setWindows] = useState<CallingWindow[]>([]);
+  const [agentId, setAgentId] = useState('');
   const [invalid, setInvalid] = useState<Error | null>(null);
   const agents = useQuery({
     queryKey: ['agents.list', 'all'],
@@ -68,6 +88,11 @@ export function NewCampaignPage() {
       const value = String(form.get(name) ?? '').trim();
       return value === '' ? undefined : Number(value);
     };
+    // A date and time in the browser's timezone, as the API's ISO 8601 instant.
+    const instant = (name: string) => {
+      const ms = localInputToMs(String(form.get(name) ?? ''));
+      return ms === undefined ? undefined : new Date(ms).toISOString();
+    };
     const parsed = CreateCampaignInput.safeParse({
       name: form.get('name'),
       agent_id: form.get('agent_id'),
@@ -75,7 +100,17 @@ export function NewCampaignPage() {
       timezone,
       max_concurrent_calls: optionalNumber('max_concurrent_calls'),
       dials_per_minute: optionalNumber('dials_per_minute') ?? null,
-      retry_policy: { max_attempts: optionalNumber('max_attempts') },
+      ring_timeout_seconds: optionalNumber('ring_timeout_seconds') ?? null,
+      schedule: {
+        ...(instant('start_at') ? { start_at: instant('start_at') } : {}),
+        ...(instant('end_at') ? { end_at: instant('end_at') } : {}),
+      },
+      calling_windows: windows,
+      retry_policy: {
+        retry_on: form.getAll('retry_on'),
+        max_attempts: optionalNumber('max_attempts'),
+        delay_seconds: (optionalNumber('retry_delay_minutes') ?? 60) * 60,
+      },
       draft: form.get('draft') === 'on',
       contacts: accepted.map((row) => row.contact),
     });
@@ -85,7 +120,18 @@ export function NewCampaignPage() {
   }
 
   const error = invalid ?? create.error;
-  const fields = ['name', 'agent_id', 'from_numbers', 'timezone', 'max_concurrent_calls', 'dials_per_minute'];
+  const fields = [
+    'name',
+    'agent_id',
+    'from_numbers',
+    'timezone',
+    'max_concurrent_calls',
+    'dials_per_minute',
+    'ring_timeout_seconds',
+    'schedule',
+    'calling_windows',
+    'retry_policy',
+  ];
   const formError =
     error && !fields.some((field) => fieldError(error, field)) ? errorMessage(error) : undefined;
 
@@ -97,7 +143,13 @@ export function NewCampaignPage() {
       <h1>New campaign</h1>
       <form className="form" onSubmit={submit} noValidate>
         <Field label="Name" name="name" required error={fieldError(error, 'name')} />
-        <SelectField label="Agent" name="agent_id" defaultValue="" error={fieldError(error, 'agent_id')}>
+        <SelectField
+          label="Agent"
+          name="agent_id"
+          value={agentId}
+          onChange={(event) => setAgentId(event.target.value)}
+          error={fieldError(error, 'agent_id')}
+        >
           <option value="" disabled>
             Choose an agent
           </option>
@@ -153,13 +205,76 @@ export function NewCampaignPage() {
             error={fieldError(error, 'dials_per_minute')}
           />
           <Field
+            label="Ring time (seconds)"
+            name="ring_timeout_seconds"
+            type="number"
+            min={5}
+            max={600}
+            hint="Empty: the agent's ring time, else the carrier's (60 s at Twilio)"
+            error={fieldError(error, 'ring_timeout_seconds')}
+          />
+        </div>
+        <h2>Schedule</h2>
+        <div className="row">
+          <Field
+            label="Start at"
+            name="start_at"
+            type="datetime-local"
+            hint="Your browser's time. Empty: as soon as it is created"
+            error={fieldError(error, 'schedule.start_at')}
+          />
+          <Field
+            label="End at"
+            name="end_at"
+            type="datetime-local"
+            hint="Your browser's time. Empty: when every contact is done"
+            error={fieldError(error, 'schedule.end_at')}
+          />
+        </div>
+        <CallingWindows
+          windows={windows}
+          onChange={setWindows}
+          errorOf={(index, field) => fieldError(error, `calling_windows[${index}].${field}`)}
+        />
+        <h2>Retries</h2>
+        <fieldset className="choices">
+          <legend>Call again after</legend>
+          {RETRYABLE_OUTCOMES.map((outcome) => (
+            <label key={outcome} className="inline">
+              <input
+                type="checkbox"
+                name="retry_on"
+                value={outcome}
+                defaultChecked={outcome === 'busy' || outcome === 'no_answer'}
+              />{' '}
+              {RETRY_LABELS[outcome]}
+            </label>
+          ))}
+          {fieldError(error, 'retry_policy.retry_on') && (
+            <p className="field-error" role="alert">
+              {fieldError(error, 'retry_policy.retry_on')}
+            </p>
+          )}
+        </fieldset>
+        <div className="row">
+          <Field
             label="Attempts per contact"
             name="max_attempts"
             type="number"
             min={1}
             max={10}
             defaultValue={3}
+            hint="Default 3, the first call included"
             error={fieldError(error, 'retry_policy.max_attempts')}
+          />
+          <Field
+            label="Wait before calling again (minutes)"
+            name="retry_delay_minutes"
+            type="number"
+            min={0}
+            defaultValue={60}
+            hint="Default 60"
+            error={fieldError(error, 'retry_policy.delay_seconds')}
           />
         </div>
         <div className="field">
@@ -175,6 +290,10 @@ export function NewCampaignPage() {
             onChange={(event) => void choose(event.target.files?.[0])}
           />
         </div>
+        <ContactsPreview
+          agentId={agentId}
+          contacts={upload && 'contacts' in upload ? accepted.map((row) => row.contact) : null}
+        />
         <ErrorMessage error={upload && 'error' in upload ? `${upload.name}: ${upload.error}` : undefined} />
         <ErrorMessage error={check.error} />
         {upload && 'contacts' in upload && (check.isSuccess || rows.length === 0) && (

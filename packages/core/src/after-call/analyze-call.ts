@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { extractedVariables } from '../agents';
+import { extractedVariables, type AgentRow } from '../agents';
 import type { CoreDeps, StructuredModel } from '../deps';
 import { AppError } from '../errors';
 import { transcriptText, type TranscriptEntry } from '../calls/conversation';
@@ -45,11 +45,52 @@ function analysisOutput(variables: { name: string; required: boolean }[]) {
   });
 }
 
+/** What the analysis found: the summary, the caller's gender where the words tell, the variables given. */
+export interface CallAnalysis {
+  summary: string;
+  detectedGender: 'male' | 'female' | null;
+  varsExtracted: Record<string, string>;
+}
+
 /**
- * Post-call analysis of a live conversation: the language model reads the transcript and answers in
- * the schema built from the agent's `variables_extracted` (required ones never null), giving the
- * summary, `vars_extracted` and `detected_gender`. Once per call (a call analysed already is left);
- * an answer that does not follow the schema throws, to be retried like a provider failure.
+ * The language model reads the transcript and answers in the schema built from the agent's current
+ * `variables_extracted` (required ones never null). An answer that does not follow the schema throws,
+ * to be retried like a provider failure.
+ */
+export async function analyzeTranscript(
+  analyst: StructuredModel,
+  agent: Pick<AgentRow, 'variablesExtracted' | 'prompt'>,
+  transcript: TranscriptEntry[],
+): Promise<CallAnalysis> {
+  const variables = extractedVariables(agent);
+  const answer = await analyst.structured(
+    [
+      {
+        role: 'system',
+        content:
+          "You analyse phone calls an AI agent held. Summarise the call, and extract the variables from what was said. Never invent a value: use null when the call does not give one.\n\nThe agent's instructions were:\n" +
+          agent.prompt,
+      },
+      { role: 'user', content: transcriptText(transcript) },
+    ],
+    { name: 'call_analysis', schema: analysisSchema(variables) },
+  );
+  const parsed = analysisOutput(variables).safeParse(answer);
+  if (!parsed.success) throw new Error(`The analysis did not follow its schema: ${parsed.error.message}`);
+  return {
+    summary: parsed.data.summary,
+    detectedGender: parsed.data.detected_gender,
+    varsExtracted: Object.fromEntries(
+      Object.entries(parsed.data.vars_extracted).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    ),
+  };
+}
+
+/**
+ * Post-call analysis of a live conversation (analyzeTranscript), once per call: a call analysed
+ * already is left.
  */
 export async function analyzeCall(
   deps: CoreDeps & { analyst?: StructuredModel },
@@ -61,30 +102,13 @@ export async function analyzeCall(
     return { analyzed: false };
   const transcript = call.transcript as unknown as TranscriptEntry[];
   if (transcript.length === 0) return { analyzed: false };
-  const variables = extractedVariables(call.agent);
-  const answer = await deps.analyst.structured(
-    [
-      {
-        role: 'system',
-        content:
-          "You analyse phone calls an AI agent held. Summarise the call, and extract the variables from what was said. Never invent a value: use null when the call does not give one.\n\nThe agent's instructions were:\n" +
-          call.agent.prompt,
-      },
-      { role: 'user', content: transcriptText(transcript) },
-    ],
-    { name: 'call_analysis', schema: analysisSchema(variables) },
-  );
-  const parsed = analysisOutput(variables).safeParse(answer);
-  if (!parsed.success) throw new Error(`The analysis did not follow its schema: ${parsed.error.message}`);
-  const extracted = Object.fromEntries(
-    Object.entries(parsed.data.vars_extracted).filter(([, value]) => typeof value === 'string'),
-  );
+  const analysis = await analyzeTranscript(deps.analyst, call.agent, transcript);
   await deps.db.call.updateMany({
     where: { id: callId, summary: null },
     data: {
-      summary: parsed.data.summary,
-      varsExtracted: extracted,
-      detectedGender: parsed.data.detected_gender,
+      summary: analysis.summary,
+      varsExtracted: analysis.varsExtracted,
+      detectedGender: analysis.detectedGender,
     },
   });
   return { analyzed: true };

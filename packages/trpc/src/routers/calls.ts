@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
+  callAnalysis,
   callCost,
+  reanalyzeCall,
   callFunctionInvocations,
   AddTestContactInput,
   CreateWebCallInput,
@@ -51,6 +53,22 @@ export const callsRouter = router({
     .input(CallId)
     .query(({ ctx, input }) =>
       getCallTimeline(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
+    ),
+  /** The call's analysis, and the earlier ones a re-extraction replaced (who, when). */
+  analysis: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callAnalysis(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  /**
+   * Re-extract (dashboard users; the API's call-extract was removed): the analysis again, with the
+   * agent's current extracted variables, through the deployment's language model.
+   */
+  reanalyze: userProcedure
+    .input(CallId)
+    .mutation(({ ctx, input }) =>
+      reanalyzeCall(
+        { ...ctx.deps, analyst: ctx.flowModel },
+        { accountId: ctx.accountId, callId: input.call_id, userId: ctx.userId },
+      ),
     ),
   /** What the call cost, part by part (null until it ends): the older `call_cost` in detail. */
   cost: accountProcedure
