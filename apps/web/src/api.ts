@@ -35,7 +35,12 @@ export async function download(path: string, body: unknown, filename: string): P
     const refusal = (await response.json().catch(() => null)) as { error?: string } | null;
     throw new Error(refusal?.error ?? `The download failed (${response.status})`);
   }
-  const url = URL.createObjectURL(await response.blob());
+  saveFile(await response.blob(), filename);
+}
+
+/** Hands the browser a file to save under `filename`. */
+export function saveFile(file: Blob, filename: string): void {
+  const url = URL.createObjectURL(file);
   const link = Object.assign(document.createElement('a'), { href: url, download: filename });
   document.body.append(link);
   link.click();

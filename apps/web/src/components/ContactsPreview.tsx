@@ -1,19 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { fillVariables, placeholdersIn, type CsvContact } from '@voice/core/schemas';
-import { api } from '../api';
+import { api, saveFile } from '../api';
 
 /** Rows the preview fills the agent's texts from. */
 const PREVIEW_ROWS = 3;
-
-/** Saves a text as a file the browser downloads. */
-function saveText(text: string, filename: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /**
  * The chosen agent's side of a contacts file: a CSV template with a column for each variable its texts
@@ -35,7 +25,10 @@ export function ContactsPreview({ agentId, contacts }: { agentId: string; contac
   const template = () => {
     const header = ['to_number', 'timezone', ...used];
     const example = ['+14155550123', 'America/New_York', ...used.map((name) => defaults[name] ?? '')];
-    saveText(`${header.join(',')}\n${example.join(',')}\n`, `${agent.data.name} contacts.csv`, 'text/csv');
+    saveFile(
+      new Blob([`${header.join(',')}\n${example.join(',')}\n`], { type: 'text/csv' }),
+      `${agent.data.name} contacts.csv`,
+    );
   };
   const rows = (contacts ?? []).slice(0, PREVIEW_ROWS);
   const unfilled = contacts
