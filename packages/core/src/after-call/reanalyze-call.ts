@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CoreDeps, StructuredModel } from '../deps';
 import { AppError } from '../errors';
-import { loadCall } from '../calls/get-call';
+import { loadCall, loadCallColumns } from '../calls/get-call';
 import { isTerminal } from '../calls/call-view';
 import type { TranscriptEntry } from '../calls/conversation';
 import { analyzeTranscript } from './analyze-call';
@@ -24,7 +24,12 @@ export async function callAnalysis(
   { db }: CoreDeps,
   { accountId, callId }: { accountId: string; callId: string },
 ): Promise<CallAnalysisView> {
-  const call = await loadCall(db, accountId, callId);
+  const call = await loadCallColumns(db, accountId, callId, {
+    id: true,
+    summary: true,
+    varsExtracted: true,
+    detectedGender: true,
+  });
   const history = await db.callAnalysisHistory.findMany({
     where: { callId: call.id },
     orderBy: { replacedAt: 'desc' },

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Db } from '@voice/db';
+import type { Db, Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { inAccount, isUuid } from '../scope';
@@ -11,6 +11,22 @@ import { recordingStoreFor } from './recording-store';
 import { CallCost } from './cost';
 
 export const callNotFound = () => new AppError('CALL_NOT_FOUND', 'Call not found');
+
+/** Only these columns of the account's call, or 404 as loadCall: for a page's part that needs a few. */
+export async function loadCallColumns<S extends Prisma.CallSelect>(
+  db: Db,
+  accountId: string,
+  callId: string,
+  select: S,
+): Promise<Prisma.CallGetPayload<{ select: S }>> {
+  if (!isUuid(callId)) throw callNotFound();
+  const row = await db.call.findFirst({
+    where: inAccount(accountId, { id: callId, deletedAt: null }),
+    select,
+  });
+  if (!row) throw callNotFound();
+  return row as Prisma.CallGetPayload<{ select: S }>;
+}
 
 /** The account's call, or 404 (unknown, malformed, another account's, or deleted). */
 export async function loadCall(db: Db, accountId: string, callId: string): Promise<CallRow> {
@@ -98,7 +114,7 @@ export async function callCost(
   deps: CoreDeps,
   { accountId, callId }: { accountId: string; callId: string },
 ): Promise<{ cost: CallCost | null }> {
-  const row = await loadCall(deps.db, accountId, callId);
+  const row = await loadCallColumns(deps.db, accountId, callId, { cost: true });
   const parsed = CallCost.safeParse(row.cost);
   return { cost: parsed.success ? parsed.data : null };
 }
