@@ -1,12 +1,13 @@
 import type { Db } from '@voice/db';
 
 /**
- * The exact counts kept beside big tables (call-list's `call_counts`, a campaign's
- * `campaign_contact_counts`) take their changes from triggers as rows of deltas, which these SQL
+ * The exact counts kept beside big tables (call-list's `call_counts`, the analytics' `call_stats`, a
+ * campaign's `campaign_contact_counts`) take their changes from triggers as rows of deltas, which these SQL
  * functions fold in, up to a batch of changes a call (see their migrations).
  */
 const COMPACTIONS = {
   calls: 'compact_call_counts',
+  callStats: 'compact_call_stats',
   campaignContacts: 'compact_campaign_contact_counts',
 } as const;
 

@@ -56,3 +56,5 @@ export * from './campaign-dialer/advance-campaign';
 export * from './do-not-call/do-not-call';
 export * from './do-not-call/schemas';
 export * from './reliability/reconcile';
+export * from './analytics/schemas';
+export * from './analytics/call-analytics';

@@ -1,4 +1,5 @@
 import { agentsRouter } from './routers/agents';
+import { analyticsRouter } from './routers/analytics';
 import { apiKeysRouter } from './routers/api-keys';
 import { callsRouter } from './routers/calls';
 import { campaignsRouter, doNotCallRouter } from './routers/campaigns';
@@ -13,6 +14,7 @@ import { createCallerFactory, router } from './trpc';
 
 export const appRouter = router({
   agents: agentsRouter,
+  analytics: analyticsRouter,
   apiKeys: apiKeysRouter,
   calls: callsRouter,
   campaigns: campaignsRouter,

@@ -689,6 +689,25 @@ function callListProbes(empty: unknown): Probe[] {
   ];
 }
 
+/** The last day, around the calls the resources made: Beta's agent or campaign counts none of Alpha's. */
+const analyticsWindow = () => ({
+  start_timestamp: Date.now() - 86_400_000,
+  end_timestamp: Date.now() + 3_600_000,
+});
+const analyticsPlan: Plan = {
+  request: () => ({ input: analyticsWindow() }),
+  probes: (['agent_id', 'campaign_id'] as const).map((field) => ({
+    fills: [`filter_criteria.${field}`],
+    request: (_a, b) => ({
+      input: {
+        ...analyticsWindow(),
+        filter_criteria: { [field]: [field === 'agent_id' ? b.agentId : b.campaignId] },
+      },
+    }),
+    outcome: () => accepted((data) => expect((data as { totals: { calls: number } }).totals.calls).toBe(0)),
+  })),
+};
+
 const AGENT_PAGE_KEY_REFUSED = refused(
   400,
   'VALIDATION_FAILED',
@@ -772,6 +791,7 @@ const REST_PLANS: Record<string, Plan> = {
   },
   createWebCall: webCallPlan,
   listCalls: { probes: callListProbes({ calls: [], total_count: 0 }) },
+  callAnalytics: analyticsPlan,
   listCallsOlder: { probes: callListProbes([]) },
   // Only the header: none of Beta's calls is exported.
   exportCalls: { probes: callListProbes(`${CALL_EXPORT_HEADER}\n`) },
@@ -893,6 +913,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   'calls.timeline': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.latency': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.list': { probes: callListProbes({ calls: [], total_count: 0 }) },
+  'analytics.calls': analyticsPlan,
   'calls.updateMetadata': onResource(
     'call_id',
     (r) => ({ call_id: r.callId, metadata: { note: 'matrix' } }),

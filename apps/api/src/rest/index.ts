@@ -1,4 +1,5 @@
 import { agentRoutes } from './agents';
+import { analyticsRoutes } from './analytics';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
 import { carrierConnectionRoutes } from './carrier-connections';
@@ -9,6 +10,7 @@ import { voiceRoutes } from './voices';
 /** Every REST operation the API serves. */
 export const restRoutes: readonly AnyRestRoute[] = [
   ...agentRoutes,
+  ...analyticsRoutes,
   ...callRoutes,
   ...campaignRoutes,
   ...carrierConnectionRoutes,

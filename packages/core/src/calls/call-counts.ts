@@ -33,13 +33,20 @@ interface RowRange {
   to: number | null;
 }
 
-interface Cover {
+export interface Cover {
   buckets: BucketRange[];
   rows: RowRange[];
 }
 
-/** The bucket widths below "all time", coarsest first, as UTC floors and successors. */
-const UNITS: { granularity: number; floor(ms: number): number; next(ms: number): number }[] = [
+/** A bucket width, as its granularity and UTC floors and successors. */
+export interface BucketUnit {
+  granularity: number;
+  floor(ms: number): number;
+  next(ms: number): number;
+}
+
+/** The bucket widths below "all time", coarsest first: month, day, hour, ten minutes. */
+export const BUCKET_UNITS: readonly BucketUnit[] = [
   {
     granularity: 1,
     floor: (ms) => {
@@ -58,25 +65,29 @@ const UNITS: { granularity: number; floor(ms: number): number; next(ms: number):
 
 const mod = (a: number, b: number) => ((a % b) + b) % b;
 
-/** Covers [from, to) (`to` null: open) with whole buckets, coarsest first, and the calls left over. */
+/**
+ * Covers [from, to) (`to` null: open) with whole buckets of `units` (coarsest first), and the calls
+ * left over.
+ */
 export function coverWindow(
   from: number,
   to: number | null,
   level = 0,
   cover: Cover = { buckets: [], rows: [] },
-) {
+  units: readonly BucketUnit[] = BUCKET_UNITS,
+): Cover {
   if (to !== null && from >= to) return cover;
-  const unit = UNITS[level];
+  const unit = units[level];
   if (!unit) {
     cover.rows.push({ from, to });
     return cover;
   }
   const first = unit.floor(from) === from ? from : unit.next(unit.floor(from));
   const end = to === null ? null : unit.floor(to);
-  if (end !== null && first >= end) return coverWindow(from, to, level + 1, cover);
+  if (end !== null && first >= end) return coverWindow(from, to, level + 1, cover, units);
   cover.buckets.push({ granularity: unit.granularity, from: first, to: end });
-  coverWindow(from, first, level + 1, cover);
-  if (end !== null) coverWindow(end, to, level + 1, cover);
+  coverWindow(from, first, level + 1, cover, units);
+  if (end !== null) coverWindow(end, to, level + 1, cover, units);
   return cover;
 }
 

@@ -18,7 +18,7 @@ export * from './hang-up-and-transfer';
 export * from './list-calls';
 export * from './export-calls';
 export * from './cost';
-export { countCalls, type CallCountFilter } from './call-counts';
+export { countCalls, coverWindow, BUCKET_UNITS, type CallCountFilter, type Cover } from './call-counts';
 export * from './test-contacts';
 export * from './carrier-callbacks';
 export * from './incoming-calls';
