@@ -1,9 +1,10 @@
-// `pnpm bench [dial|call-list|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|analytics|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
   dial: './dial',
   'call-list': './call-list',
+  analytics: './analytics',
   'campaign-get': './campaign-get',
   webhooks: './webhooks',
   campaign: './campaign',

@@ -59,7 +59,7 @@ export function createServer(
     trustProxy,
     // A tRPC batch names its procedures in one path segment (`/trpc/calls.get,calls.cost,…`): a page's
     // queries together are longer than Fastify's default of 100 characters (tRPC's Fastify adapter docs).
-    maxParamLength: 5000,
+    routerOptions: { maxParamLength: 5000 },
   });
   app.decorateRequest('auth', null);
   // JSON only: without this, text/plain bodies would reach tRPC, which answers them in a shape of its own.

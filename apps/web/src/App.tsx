@@ -4,6 +4,7 @@ import { NavLink, Navigate, Route, Routes, useNavigate } from 'react-router';
 import { api } from './api';
 import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
 import { AgentsPage } from './pages/Agents';
+import { AnalyticsPage } from './pages/Analytics';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { NewFlowAgentPage } from './pages/flow-builder/NewFlowAgent';
 import { KnowledgeBasesPage } from './pages/KnowledgeBases';
@@ -28,6 +29,7 @@ const SECTIONS = [
   { to: '/agents', label: 'Agents' },
   { to: '/knowledge', label: 'Knowledge' },
   { to: '/calls', label: 'Calls' },
+  { to: '/analytics', label: 'Analytics' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/phone-numbers', label: 'Numbers' },
   { to: '/do-not-call', label: 'Do not call' },
@@ -51,6 +53,7 @@ const PAGES: { path: string; page: React.ReactNode }[] = [
   { path: '/agents/:agentId', page: <EditAgentPage /> },
   { path: '/knowledge', page: <KnowledgeBasesPage /> },
   { path: '/calls', page: <CallsPage /> },
+  { path: '/analytics', page: <AnalyticsPage /> },
   { path: '/calls/:callId', page: <CallPage /> },
   { path: '/campaigns', page: <CampaignsPage /> },
   { path: '/campaigns/new', page: <NewCampaignPage /> },

@@ -6,6 +6,7 @@ export * from './auth/schemas';
 export * from './agents/schemas';
 export * from './agents/placeholders';
 export * from './calls/schemas';
+export * from './analytics/schemas';
 export * from './campaigns/schemas';
 export * from './campaigns/contacts-csv';
 export * from './do-not-call/schemas';

@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { addPhoneNumber, createAccount, createAgent, createCampaign, CreateCampaignInput } from '@voice/core';
+import {
+  addPhoneNumber,
+  createAccount,
+  createAgent,
+  createCampaign,
+  CreateCampaignInput,
+  DEMO,
+} from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
 import type { Page } from 'playwright-core';
@@ -167,7 +174,28 @@ describe('the dashboard', () => {
     await page.getByRole('cell', { name: `${stored.carrier_minutes} min` }).waitFor();
     const duration = await audioDuration(page.locator('audio'));
     expect(duration).toBeGreaterThan(0.5);
+    // A transcript line's time plays the recording from there.
+    const line = (await stack.database.db.call.findUniqueOrThrow({ where: { id: callId } })).transcript as {
+      timestamp_ms: number;
+    }[];
+    const last = line.filter((entry) => entry.timestamp_ms > 0).at(-1)!;
+    await page
+      .getByRole('button', { name: /^Play the recording from/ })
+      .nth(line.indexOf(last))
+      .click();
+    const position = await page.locator('audio').evaluate((audio: HTMLAudioElement) => audio.currentTime);
+    expect(position).toBeGreaterThanOrEqual(Math.min(last.timestamp_ms / 1000, duration) - 0.5);
+    expect(position).toBeGreaterThan(0);
+    // Back to the campaign, and to the contact it called.
+    const call = await stack.database.db.call.findUniqueOrThrow({ where: { id: callId } });
+    const contact = await stack.database.db.campaignContact.findUniqueOrThrow({
+      where: { id: call.campaignContactId! },
+    });
+    expect(await page.locator('dt:text-is("Campaign") + dd').textContent()).toBe('November recall');
     await screenshot(page, 'call');
+    await page.getByRole('link', { name: `#${contact.position} ${contact.toNumber}` }).click();
+    await page.waitForURL(new RegExp(`/app/campaigns/${call.campaignId}#contact-${contact.id}$`));
+    await page.locator(`tr#contact-${contact.id}.highlighted`).waitFor();
     if (process.env.DASHBOARD_SCREENSHOTS) {
       // The call list with the campaign's calls, for the docs.
       await page.goto('/app/calls');
@@ -215,6 +243,167 @@ describe('the dashboard', () => {
     expect(header).toMatch(/^call_id,start_time,/);
     expect(rows).toHaveLength(matching);
     for (const row of rows) expect(row.split(',')[5]!.startsWith(prefix)).toBe(true);
+  });
+
+  it('shows analytics for a seeded set of calls: the figures worked out by hand, filters kept in the URL', async () => {
+    const { db } = stack.database;
+    const agent = await db.agent.create({
+      data: { accountId: DEMO.accountId, name: 'Analysed', voiceId: 'he-ori' },
+    });
+    // Four calls on 10 March: 30 s, 90 s (an answering machine) and 60 s answered, one not answered.
+    const seeded = [
+      { status: 'ended', talk: 30, cost: 0.1 },
+      { status: 'ended', talk: 90, cost: 0.3, machine: true },
+      { status: 'no_answer', reason: 'no_answer' },
+      { status: 'user_hangup', talk: 60, cost: 0.2 },
+    ] as const;
+    await db.call.createMany({
+      data: seeded.map((call, index) => {
+        const createdAt = new Date(Date.parse('2026-03-10T12:00:00Z') + index * 600_000);
+        const talk = 'talk' in call ? call.talk : null;
+        const connectedAt = talk === null ? null : new Date(createdAt.getTime() + 3_000);
+        return {
+          id: randomUUID(),
+          accountId: DEMO.accountId,
+          agentId: agent.id,
+          fromNumber: DEMO_NUMBER,
+          toNumber: `+1415300000${index}`,
+          status: call.status,
+          disconnectionReason: 'reason' in call ? call.reason : null,
+          answeredBy: 'machine' in call ? 'machine' : connectedAt ? 'human' : null,
+          createdAt,
+          connectedAt,
+          endedAt: connectedAt ? new Date(connectedAt.getTime() + talk! * 1000) : createdAt,
+          ...('cost' in call ? { cost: { currency: 'USD', combined_cost: call.cost } } : {}),
+        };
+      }),
+    });
+    await page.goto(
+      `/app/analytics?period=custom&from=2026-03-09T00:00&to=2026-03-12T00:00&agent=${agent.id}`,
+    );
+    const figure = (name: string) => page.locator(`[data-figure="${name}"]`).textContent();
+    await expect.poll(() => figure('calls')).toBe('4');
+    expect(await figure('connect_rate')).toBe('75.0 %');
+    expect(await figure('voicemail_rate')).toBe('33.3 %');
+    // Talk times 30, 90 and 60 s: 3:00 in all, 1:00 on average, the 90th percentile 1:30.
+    expect(await figure('talk_time')).toBe('3:00');
+    expect(await figure('average_duration')).toBe('1:00');
+    expect(await figure('p90_duration')).toBe('1:30');
+    expect(await figure('cost')).toMatch(/0\.60/);
+    expect(await figure('cost_per_call')).toMatch(/0\.20/);
+    const byOutcome = page.getByRole('table', { name: 'Calls by outcome' });
+    expect(await byOutcome.locator('tbody tr').count()).toBe(4);
+    await byOutcome.getByRole('cell', { name: 'Voicemail', exact: true }).waitFor();
+    expect(await page.locator('#outcomes-caption .legend li').allTextContents()).toEqual([
+      'Completed',
+      'Hung up',
+      'Voicemail',
+      'No answer',
+      'Busy',
+      'Error',
+      'In progress',
+    ]);
+    const filters = page.getByRole('form', { name: 'Analytics filters' });
+    expect(await filters.getByLabel('Agent').inputValue()).toBe(agent.id);
+    await filters.getByLabel('Direction').selectOption('incoming');
+    await expect.poll(() => page.url()).toMatch(/direction=incoming/);
+    await expect.poll(() => figure('calls')).toBe('0');
+    await filters.getByLabel('Direction').selectOption('');
+    await expect.poll(() => figure('calls')).toBe('4');
+    await screenshot(page, 'analytics');
+  });
+
+  it('keeps the live view true when its update stream is cut: it polls meanwhile, then reconnects', async () => {
+    // Every stream the page opens is cut at once, as a proxy dropping it would.
+    const cut = (route: { abort(): Promise<void> }) => route.abort();
+    await page.route('**/trpc/campaigns.watch**', cut);
+    const created = await callApi(stack.api.url, '/functions/v1/campaign-create', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: {
+        name: 'Cut stream',
+        agent_id: stack.demo.agentId,
+        from_numbers: [DEMO_NUMBER],
+        max_concurrent_calls: 2,
+        retry_policy: { max_attempts: 1 },
+        contacts: Array.from({ length: 8 }, (_, i) => ({ to_number: `+1650${400 + i}0009` })),
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { campaign_id } = created.json as { campaign_id: string };
+    await page.goto(`/app/campaigns/${campaign_id}`);
+    await expect
+      .poll(() => page.getByTestId('campaign-live').textContent())
+      .toMatch(/^Live updates interrupted: reconnecting, and refreshing every 5 s meanwhile$/);
+    // Without the stream, the page still reaches the campaign's true end by reading it.
+    await expect
+      .poll(() => page.getByTestId('campaign-progress').textContent(), { timeout: 90_000, interval: 500 })
+      .toBe('8 of 8 contacts done');
+    const done = await stack.database.db.campaignContact.count({
+      where: { campaignId: campaign_id, state: 'completed' },
+    });
+    expect(done).toBe(8);
+    expect(await page.getByTestId('campaign-status').textContent()).toBe('completed');
+    await page.unroute('**/trpc/campaigns.watch**', cut);
+
+    // A running campaign whose stream comes back: the page says Live again.
+    await page.route('**/trpc/campaigns.watch**', cut);
+    const slow = await callApi(stack.api.url, '/functions/v1/campaign-create', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: {
+        name: 'Stream back',
+        agent_id: stack.demo.agentId,
+        from_numbers: [DEMO_NUMBER],
+        max_concurrent_calls: 1,
+        retry_policy: { max_attempts: 1 },
+        contacts: Array.from({ length: 20 }, (_, i) => ({ to_number: `+1650${500 + i}0009` })),
+      },
+    });
+    const slowId = (slow.json as { campaign_id: string }).campaign_id;
+    await page.goto(`/app/campaigns/${slowId}`);
+    await expect
+      .poll(() => page.getByTestId('campaign-live').textContent())
+      .toMatch(/^Live updates interrupted/);
+    await page.unroute('**/trpc/campaigns.watch**', cut);
+    await expect
+      .poll(() => page.getByTestId('campaign-live').textContent(), { timeout: 60_000 })
+      .toMatch(/^(Live|Finished)$/);
+    await callApi(stack.api.url, `/functions/v1/campaign-cancel/${slowId}`, {
+      method: 'POST',
+      key: stack.demo.apiKey,
+    });
+  });
+
+  it('flags contacts calling for longer than a call can last', async () => {
+    const created = await callApi(stack.api.url, '/functions/v1/campaign-create', {
+      method: 'POST',
+      key: stack.demo.apiKey,
+      body: {
+        name: 'Stuck contact',
+        agent_id: stack.demo.agentId,
+        from_numbers: [DEMO_NUMBER],
+        contacts: [{ to_number: '+16506000009' }],
+        draft: true,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { campaign_id } = created.json as { campaign_id: string };
+    // A contact left `calling` two hours ago (the reliability checks would settle it; the page shows it).
+    const contact = await stack.database.db.campaignContact.findFirstOrThrow({
+      where: { campaignId: campaign_id },
+    });
+    await stack.database.db.campaignContact.update({
+      where: { id: contact.id },
+      data: { state: 'calling', updatedAt: new Date(Date.now() - 2 * 3_600_000) },
+    });
+    await page.goto(`/app/campaigns/${campaign_id}`);
+    const alert = page.locator('.anomaly');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(
+      /^1 contact has been calling for longer than a call can last \(61 min/,
+    );
+    expect(await alert.textContent()).toContain('#1 +16506000009');
   });
 
   it('pauses and resumes a second campaign', async () => {
@@ -283,7 +472,7 @@ describe('the dashboard', () => {
     // preview of the first rows' texts filled, warning of a variable no column fills.
     const agent = await createAgent(
       stack.deps,
-      testAgentInput(stack.demo.accountId, {
+      testAgentInput(DEMO.accountId, {
         name: 'Renewals',
         welcome_message: 'Hello {{first_name}}, this is about your {{plan}} plan.',
         prompt: 'Offer {{first_name}} the renewal of the {{plan}} plan before {{deadline}}.',

@@ -340,6 +340,7 @@ describe('every page', () => {
     `/app/agents/${DEMO.flowAgentId}`,
     '/app/calls',
     `/app/calls/${callId}`,
+    '/app/analytics',
     '/app/campaigns',
     '/app/campaigns/new',
     '/app/phone-numbers',
@@ -397,6 +398,20 @@ describe('every page', () => {
             .join(', ')}`;
         });
         if (overflow) found[where] = [...(found[where] ?? []), overflow];
+        // At phone width no table hides a column behind a sideways scroll: lists turn into cards.
+        if (width < 600) {
+          const clipped = await page.evaluate(() =>
+            [...document.querySelectorAll('table')]
+              .filter((table) => table.getClientRects().length > 0)
+              .filter((table) => {
+                const box = table.closest('.table-scroll') ?? table.parentElement!;
+                return box.scrollWidth > box.clientWidth + 1;
+              })
+              .map((table) => table.querySelector('caption')?.textContent ?? 'a table without a caption'),
+          );
+          if (clipped.length)
+            found[where] = [...(found[where] ?? []), `columns clipped in: ${clipped.join(', ')}`];
+        }
       }
     }
     const { context, page: signedOut } = await stack.newPage({ bypassCSP: true });

@@ -983,6 +983,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   },
   'calls.hangup': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.cost': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
+  'calls.campaign': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.analysis': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.reanalyze': onResource('call_id', (r) => ({ call_id: r.endedCallId }), CALL_NOT_FOUND, users),
   'calls.transfer': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
@@ -1038,6 +1039,7 @@ const TRPC_PLANS: Record<string, Plan> = {
     CAMPAIGN_NOT_FOUND,
   ),
   'campaigns.contacts.list': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
+  'campaigns.contacts.stuck': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
   'doNotCall.add': {
     request: () => ({ input: { phone_numbers: [alphaNumber()] } }),
     probes: [doNotCallAddProbe],

@@ -67,7 +67,7 @@ describe('analytics-calls', () => {
       const res = await analytics(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(Object.keys(res.json as object)).toEqual(['error']);
-      expect((res.json as { error: string }).error).toMatch(message);
+      expect((res.json as unknown as { error: string }).error).toMatch(message);
     }
     const anonymous = await http(`${api.url}/functions/v1/analytics-calls`, {
       method: 'POST',

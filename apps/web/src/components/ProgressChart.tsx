@@ -1,4 +1,5 @@
 import { humanize } from '../format';
+import { COLORS } from './palette';
 
 export interface Sample {
   /** Unix ms. */
@@ -11,11 +12,7 @@ export interface Sample {
 const WIDTH = 640;
 const HEIGHT = 200;
 const PAD = 28;
-/**
- * One colour per series, told apart by most people with a colour vision deficiency (Okabe and Ito's
- * palette, darkened for contrast on white); past them, the colours come again dashed.
- */
-const COLORS = ['#0a5bd3', '#b35806', '#1a7f37', '#cc3d8f', '#0b7c94', '#7a5c00', '#6639ba', '#24292f'];
+/** One colour per series (palette.ts); past them, the colours come again dashed. */
 const dash = (index: number) => (index >= COLORS.length ? '6 3' : undefined);
 
 /**

@@ -52,7 +52,7 @@ export function AgentsPage() {
       {agents.data && (
         <>
           <div className="table-scroll">
-            <table>
+            <table className="cards">
               <caption className="visually-hidden">Agents</caption>
               <thead>
                 <tr>
@@ -67,20 +67,20 @@ export function AgentsPage() {
               <tbody>
                 {agents.data.agents.map((agent) => (
                   <tr key={agent.agent_id}>
-                    <td>
+                    <td data-label="Name">
                       <Link to={`/agents/${agent.agent_id}`}>{agent.name}</Link>
                     </td>
-                    <td>
+                    <td data-label="Type">
                       {agent.agent_type === 'conversationalFlow' ? (
                         <Link to={`/agents/${agent.agent_id}/flow`}>Flow</Link>
                       ) : (
                         'Single prompt'
                       )}
                     </td>
-                    <td>{agent.voice}</td>
-                    <td>{agent.language}</td>
-                    <td>{agent.webhooks.length}</td>
-                    <td>{formatTime(agent.updated_at)}</td>
+                    <td data-label="Voice">{agent.voice}</td>
+                    <td data-label="Language">{agent.language}</td>
+                    <td data-label="Webhooks">{agent.webhooks.length}</td>
+                    <td data-label="Updated">{formatTime(agent.updated_at)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -185,6 +185,37 @@ function Timeline({ callId, status }: { callId: string; status: string }) {
   );
 }
 
+/** The campaign and contact a campaign's call was made for, linked back. */
+function CampaignLinks({ callId }: { callId: string }) {
+  const links = useQuery({
+    queryKey: ['calls.campaign', callId],
+    queryFn: () => api.calls.campaign.query({ call_id: callId }),
+  });
+  const { campaign, contact } = links.data ?? { campaign: null, contact: null };
+  if (!campaign) return null;
+  return (
+    <>
+      <div>
+        <dt>Campaign</dt>
+        <dd>
+          <Link to={`/campaigns/${campaign.campaign_id}`}>{campaign.name}</Link>
+        </dd>
+      </div>
+      {contact && (
+        <div>
+          <dt>Contact</dt>
+          <dd>
+            <Link to={`/campaigns/${campaign.campaign_id}#contact-${contact.contact_id}`}>
+              #{contact.position} {contact.to_number}
+            </Link>
+            {contact.attempt !== null && `, attempt ${contact.attempt}`}
+          </dd>
+        </div>
+      )}
+    </>
+  );
+}
+
 /** A call: what was said, the recording, what was collected, its webhooks; deletion (dashboard only). */
 export function CallPage() {
   const { callId = '' } = useParams();
@@ -202,6 +233,15 @@ export function CallPage() {
     mutationFn: () => api.calls.delete.mutate({ call_id: callId }),
     onSuccess: () => void navigate('/calls', { replace: true }),
   });
+
+  const recording = useRef<HTMLAudioElement>(null);
+  /** Plays the recording from a transcript line's time. */
+  const seek = (ms: number) => {
+    const audio = recording.current;
+    if (!audio) return;
+    audio.currentTime = ms / 1000;
+    void audio.play().catch(() => undefined);
+  };
 
   const data = call.data;
   if (call.isError || !data) return <Pending query={call} />;
@@ -244,6 +284,7 @@ export function CallPage() {
           <dt>Agent</dt>
           <dd>{data.agent ? `${data.agent.name} (v${data.agent.version})` : '—'}</dd>
         </div>
+        <CampaignLinks callId={data.call_id} />
         <div>
           <dt>Ended because</dt>
           <dd>{endedBecause(data)}</dd>
@@ -264,7 +305,13 @@ export function CallPage() {
       <Timeline callId={data.call_id} status={data.call_status} />
       <h2>Recording</h2>
       {data.recording_url ? (
-        <audio controls preload="metadata" src={sameOrigin(data.recording_url)} aria-label="Call recording" />
+        <audio
+          ref={recording}
+          controls
+          preload="metadata"
+          src={sameOrigin(data.recording_url)}
+          aria-label="Call recording"
+        />
       ) : (
         <p className="hint">No recording.</p>
       )}
@@ -277,7 +324,18 @@ export function CallPage() {
             <li key={index} className={`role-${entry.role}`}>
               <span className="who">
                 {entry.role === 'system' ? 'System note' : humanize(entry.role)}{' '}
-                <small>{formatDuration(entry.timestamp_ms)}</small>
+                {data.recording_url ? (
+                  <button
+                    type="button"
+                    className="link"
+                    aria-label={`Play the recording from ${formatDuration(entry.timestamp_ms)}`}
+                    onClick={() => seek(entry.timestamp_ms)}
+                  >
+                    <small>{formatDuration(entry.timestamp_ms)}</small>
+                  </button>
+                ) : (
+                  <small>{formatDuration(entry.timestamp_ms)}</small>
+                )}
               </span>
               <span dir="auto">{entry.content}</span>
             </li>

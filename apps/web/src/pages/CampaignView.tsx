@@ -1,20 +1,20 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useLocation, useParams } from 'react-router';
 import { api, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ProgressChart, type Sample } from '../components/ProgressChart';
+import { FINISHED, LIVE_LABELS, useLiveCampaign } from './campaign-live';
 import { formatTime, humanize } from '../format';
 import { progressOf } from './Campaigns';
 import { ErrorMessage, Pending } from '../components/Messages';
 
 type Campaign = Outputs['campaigns']['get'];
-const FINISHED = ['completed', 'canceled'];
 const CONTACTS_PAGE = 100;
 
-function sampleOf(campaign: Campaign, at: string): Sample {
+function sampleOf(campaign: Campaign, at: number): Sample {
   return {
-    at: Date.parse(at),
+    at,
     dialed: progressOf(campaign.counts).done,
     outcomes: campaign.counts.by_outcome,
   };
@@ -28,30 +28,11 @@ export function CampaignPage() {
   const { campaignId = '' } = useParams();
   const queryClient = useQueryClient();
   const key = ['campaigns.get', campaignId];
-  const campaign = useQuery({
-    queryKey: key,
-    queryFn: () => api.campaigns.get.query({ campaign_id: campaignId }),
-  });
   const [samples, setSamples] = useState<Sample[]>([]);
-  const [live, setLive] = useState<'connecting' | 'live' | 'finished' | 'lost'>('connecting');
-
-  useEffect(() => {
-    setSamples([]);
-    const subscription = api.campaigns.watch.subscribe(
-      { campaign_id: campaignId },
-      {
-        onStarted: () => setLive('live'),
-        onData: ({ campaign: next, at }) => {
-          queryClient.setQueryData(['campaigns.get', campaignId], next);
-          setSamples((previous) => [...previous.slice(-599), sampleOf(next, at)]);
-          if (FINISHED.includes(next.status)) setLive('finished');
-        },
-        onError: () => setLive('lost'),
-        onComplete: () => setLive('finished'),
-      },
-    );
-    return () => subscription.unsubscribe();
-  }, [campaignId, queryClient]);
+  useEffect(() => setSamples([]), [campaignId]);
+  const { campaign, live } = useLiveCampaign(campaignId, (next, at) =>
+    setSamples((previous) => [...previous.slice(-599), sampleOf(next, at)]),
+  );
 
   const data = campaign.data;
   const contacts = useQuery({
@@ -60,11 +41,26 @@ export function CampaignPage() {
     enabled: Boolean(data),
     placeholderData: keepPreviousData,
   });
+  const stuck = useQuery({
+    queryKey: ['campaigns.contacts.stuck', campaignId, data?.counts.by_state.calling],
+    queryFn: () => api.campaigns.contacts.stuck.query({ campaign_id: campaignId }),
+    enabled: Boolean(data?.counts.by_state.calling),
+    refetchInterval: 60_000,
+  });
   const control = useMutation({
     mutationFn: (action: 'pause' | 'resume' | 'cancel') =>
       api.campaigns[action].mutate({ campaign_id: campaignId }),
     onSuccess: (next) => queryClient.setQueryData(key, next),
   });
+
+  // A link to one contact (from its call's page) scrolls to its row once the contacts are in.
+  const { hash } = useLocation();
+  useEffect(() => {
+    if (!hash.startsWith('#contact-') || !contacts.data) return;
+    const row = document.getElementById(hash.slice(1));
+    row?.scrollIntoView({ block: 'center' });
+    row?.classList.add('highlighted');
+  }, [hash, contacts.data]);
 
   if (campaign.isError || !data) return <Pending query={campaign} />;
 
@@ -80,14 +76,8 @@ export function CampaignPage() {
         <span className={`status status-${data.status}`} data-testid="campaign-status">
           {humanize(data.status)}
         </span>
-        <span className={`live live-${live}`} aria-live="polite">
-          {live === 'live'
-            ? 'Live'
-            : live === 'finished'
-              ? 'Finished'
-              : live === 'lost'
-                ? 'Updates lost: reload'
-                : 'Connecting…'}
+        <span className={`live live-${live}`} aria-live="polite" data-testid="campaign-live">
+          {LIVE_LABELS[live]}
         </span>
       </div>
       <div className="actions">
@@ -164,6 +154,29 @@ export function CampaignPage() {
           )}
         </div>
       </div>
+      {stuck.data && stuck.data.contacts.length > 0 && (
+        <div className="anomaly" role="alert">
+          <p>
+            {stuck.data.contacts.length} contact{stuck.data.contacts.length === 1 ? ' has' : 's have'} been
+            calling for longer than a call can last ({Math.round(stuck.data.threshold_seconds / 60)} min: the
+            ring time, then the longest call). The service's reliability checks end such calls and release
+            their contacts.
+          </p>
+          <ul>
+            {stuck.data.contacts.map((contact) => (
+              <li key={contact.contact_id}>
+                #{contact.position} {contact.to_number}, calling since {formatTime(contact.calling_since)}
+                {contact.last_call_id && (
+                  <>
+                    {' '}
+                    · <Link to={`/calls/${contact.last_call_id}`}>Open call</Link>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <h2>Dials and outcomes over time</h2>
       <ProgressChart samples={samples} />
       <dl className="details">
@@ -187,7 +200,7 @@ export function CampaignPage() {
       <h2>Contacts</h2>
       {contacts.data && (
         <div className="table-scroll">
-          <table>
+          <table className="cards">
             <caption className="visually-hidden">Contacts</caption>
             <thead>
               <tr>
@@ -201,13 +214,13 @@ export function CampaignPage() {
             </thead>
             <tbody>
               {contacts.data.contacts.map((contact) => (
-                <tr key={contact.contact_id}>
-                  <td>{contact.position}</td>
-                  <td>{contact.to_number}</td>
-                  <td>{humanize(contact.state)}</td>
-                  <td>{contact.attempts}</td>
-                  <td>{contact.last_outcome ? humanize(contact.last_outcome) : '—'}</td>
-                  <td>
+                <tr key={contact.contact_id} id={`contact-${contact.contact_id}`}>
+                  <td data-label="#">{contact.position}</td>
+                  <td data-label="Number">{contact.to_number}</td>
+                  <td data-label="State">{humanize(contact.state)}</td>
+                  <td data-label="Attempts">{contact.attempts}</td>
+                  <td data-label="Last outcome">{contact.last_outcome ? humanize(contact.last_outcome) : '—'}</td>
+                  <td data-label="Last call">
                     {contact.last_call_id ? (
                       <Link to={`/calls/${contact.last_call_id}`}>Open call</Link>
                     ) : (

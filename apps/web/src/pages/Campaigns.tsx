@@ -50,7 +50,7 @@ export function CampaignsPage() {
       <ErrorMessage error={campaigns.error} />
       {campaigns.data && (
         <div className="table-scroll">
-          <table>
+          <table className="cards">
             <caption className="visually-hidden">Campaigns</caption>
             <thead>
               <tr>
@@ -66,13 +66,13 @@ export function CampaignsPage() {
                 const { done, total } = progressOf(campaign.counts);
                 return (
                   <tr key={campaign.campaign_id}>
-                    <td>
+                    <td data-label="Name">
                       <Link to={`/campaigns/${campaign.campaign_id}`}>{campaign.name}</Link>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <span className={`status status-${campaign.status}`}>{humanize(campaign.status)}</span>
                     </td>
-                    <td>
+                    <td data-label="Progress">
                       <progress
                         max={Math.max(total, 1)}
                         value={done}
@@ -80,8 +80,8 @@ export function CampaignsPage() {
                       />{' '}
                       {done.toLocaleString()} / {total.toLocaleString()}
                     </td>
-                    <td>{campaign.max_concurrent_calls}</td>
-                    <td>{formatTime(campaign.created_at)}</td>
+                    <td data-label="Concurrency">{campaign.max_concurrent_calls}</td>
+                    <td data-label="Created">{formatTime(campaign.created_at)}</td>
                   </tr>
                 );
               })}

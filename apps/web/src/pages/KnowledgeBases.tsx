@@ -47,7 +47,7 @@ function KnowledgeBaseSection({ base }: { base: KnowledgeBase }) {
       {base.documents.length === 0 ? (
         <p>No documents yet.</p>
       ) : (
-        <table>
+        <table className="cards">
           <thead>
             <tr>
               <th scope="col">Document</th>
@@ -62,11 +62,11 @@ function KnowledgeBaseSection({ base }: { base: KnowledgeBase }) {
           <tbody>
             {base.documents.map((document) => (
               <tr key={document.id}>
-                <td dir="auto">{document.name}</td>
-                <td>{document.content_type}</td>
-                <td>{document.passages}</td>
-                <td>{formatTime(document.created_at)}</td>
-                <td>
+                <td data-label="Document" dir="auto">{document.name}</td>
+                <td data-label="Type">{document.content_type}</td>
+                <td data-label="Passages">{document.passages}</td>
+                <td data-label="Added">{formatTime(document.created_at)}</td>
+                <td data-label="Delete">
                   <button type="button" className="link" onClick={() => remove.mutate(document.id)}>
                     Delete<span className="visually-hidden"> {document.name}</span>
                   </button>

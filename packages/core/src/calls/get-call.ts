@@ -118,3 +118,44 @@ export async function callCost(
   const parsed = CallCost.safeParse(row.cost);
   return { cost: parsed.success ? parsed.data : null };
 }
+
+/**
+ * The campaign a call was made for and the contact it called (which attempt), for the call page's
+ * links back; nulls for a call outside campaigns.
+ */
+export async function callCampaign(
+  deps: CoreDeps,
+  { accountId, callId }: { accountId: string; callId: string },
+): Promise<{
+  campaign: { campaign_id: string; name: string } | null;
+  contact: { contact_id: string; position: number; to_number: string; attempt: number | null } | null;
+}> {
+  const row = await loadCallColumns(deps.db, accountId, callId, {
+    campaignId: true,
+    campaignContactId: true,
+    campaignAttempt: true,
+  });
+  if (!row.campaignId) return { campaign: null, contact: null };
+  const [campaign, contact] = await Promise.all([
+    deps.db.campaign.findFirst({
+      where: { id: row.campaignId, accountId },
+      select: { id: true, name: true },
+    }),
+    row.campaignContactId
+      ? deps.db.campaignContact.findFirst({
+          where: { id: row.campaignContactId, campaignId: row.campaignId },
+          select: { id: true, position: true, toNumber: true },
+        })
+      : null,
+  ]);
+  if (!campaign) return { campaign: null, contact: null };
+  return {
+    campaign: { campaign_id: campaign.id, name: campaign.name },
+    contact: contact && {
+      contact_id: contact.id,
+      position: contact.position,
+      to_number: contact.toNumber,
+      attempt: row.campaignAttempt,
+    },
+  };
+}

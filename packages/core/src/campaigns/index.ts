@@ -8,3 +8,4 @@ export * from './create-campaign';
 export * from './control-campaign';
 export * from './get-campaign';
 export * from './campaign-call-outcome';
+export * from './stuck-contacts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   callAnalysis,
   callCost,
+  callCampaign,
   reanalyzeCall,
   callFunctionInvocations,
   AddTestContactInput,
@@ -70,6 +71,10 @@ export const callsRouter = router({
         { accountId: ctx.accountId, callId: input.call_id, userId: ctx.userId },
       ),
     ),
+  /** The campaign and contact the call was made for (the call page's links back). */
+  campaign: accountProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callCampaign(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
   /** What the call cost, part by part (null until it ends): the older `call_cost` in detail. */
   cost: accountProcedure
     .input(CallId)

@@ -20,6 +20,7 @@ import {
   removeDoNotCall,
   resumeCampaign,
   watchCampaign,
+  stuckContacts,
 } from '@voice/core';
 import { accountProcedure, router } from '../trpc';
 
@@ -77,6 +78,10 @@ export const campaignsRouter = router({
       .mutation(({ ctx, input }) =>
         addCampaignContacts(ctx.deps, { ...ids(ctx.accountId, input), contacts: input.contacts }),
       ),
+    /** Contacts `calling` for longer than a call could last: an anomaly the campaign page flags. */
+    stuck: accountProcedure
+      .input(CampaignId)
+      .query(({ ctx, input }) => stuckContacts(ctx.deps, ids(ctx.accountId, input))),
     list: accountProcedure
       .input(ListContactsInput.extend(CampaignId.shape))
       .query(({ ctx, input: { campaign_id, ...input } }) =>

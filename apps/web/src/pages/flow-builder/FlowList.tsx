@@ -28,7 +28,7 @@ export function FlowList({
   return (
     <section aria-label="Flow as a list">
       <h2>Nodes</h2>
-      <table>
+      <table className="cards">
         <thead>
           <tr>
             <th scope="col">Node</th>
@@ -42,13 +42,13 @@ export function FlowList({
         <tbody>
           {flow.nodes.map((node) => (
             <tr key={node.id}>
-              <td dir="auto">
+              <td data-label="Node" dir="auto">
                 {nodeLabel(node)}
                 {flow.start === node.id ? ' (start)' : ''}
               </td>
-              <td>{node.type}</td>
-              <td>{count((problem) => problem.node === node.id && !problem.edge) || ''}</td>
-              <td>
+              <td data-label="Kind">{node.type}</td>
+              <td data-label="Problems">{count((problem) => problem.node === node.id && !problem.edge) || ''}</td>
+              <td data-label="Edit">
                 <button
                   type="button"
                   className="link"
@@ -62,7 +62,7 @@ export function FlowList({
         </tbody>
       </table>
       <h2>Edges</h2>
-      <table>
+      <table className="cards">
         <thead>
           <tr>
             <th scope="col">From</th>
@@ -77,11 +77,11 @@ export function FlowList({
         <tbody>
           {flow.edges.map((edge) => (
             <tr key={edge.id}>
-              <td dir="auto">{name(edge.from)}</td>
-              <td dir="auto">{name(edge.to)}</td>
-              <td dir="auto">{conditionLabel(edge.condition)}</td>
-              <td>{count((problem) => problem.edge === edge.id) || ''}</td>
-              <td>
+              <td data-label="From" dir="auto">{name(edge.from)}</td>
+              <td data-label="To" dir="auto">{name(edge.to)}</td>
+              <td data-label="Taken when" dir="auto">{conditionLabel(edge.condition)}</td>
+              <td data-label="Problems">{count((problem) => problem.edge === edge.id) || ''}</td>
+              <td data-label="Edit">
                 <button
                   type="button"
                   className="link"
