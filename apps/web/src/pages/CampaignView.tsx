@@ -219,7 +219,9 @@ export function CampaignPage() {
                   <td data-label="Number">{contact.to_number}</td>
                   <td data-label="State">{humanize(contact.state)}</td>
                   <td data-label="Attempts">{contact.attempts}</td>
-                  <td data-label="Last outcome">{contact.last_outcome ? humanize(contact.last_outcome) : '—'}</td>
+                  <td data-label="Last outcome">
+                    {contact.last_outcome ? humanize(contact.last_outcome) : '—'}
+                  </td>
                   <td data-label="Last call">
                     {contact.last_call_id ? (
                       <Link to={`/calls/${contact.last_call_id}`}>Open call</Link>

@@ -62,7 +62,9 @@ function KnowledgeBaseSection({ base }: { base: KnowledgeBase }) {
           <tbody>
             {base.documents.map((document) => (
               <tr key={document.id}>
-                <td data-label="Document" dir="auto">{document.name}</td>
+                <td data-label="Document" dir="auto">
+                  {document.name}
+                </td>
                 <td data-label="Type">{document.content_type}</td>
                 <td data-label="Passages">{document.passages}</td>
                 <td data-label="Added">{formatTime(document.created_at)}</td>

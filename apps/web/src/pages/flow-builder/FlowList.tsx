@@ -47,7 +47,9 @@ export function FlowList({
                 {flow.start === node.id ? ' (start)' : ''}
               </td>
               <td data-label="Kind">{node.type}</td>
-              <td data-label="Problems">{count((problem) => problem.node === node.id && !problem.edge) || ''}</td>
+              <td data-label="Problems">
+                {count((problem) => problem.node === node.id && !problem.edge) || ''}
+              </td>
               <td data-label="Edit">
                 <button
                   type="button"
@@ -77,9 +79,15 @@ export function FlowList({
         <tbody>
           {flow.edges.map((edge) => (
             <tr key={edge.id}>
-              <td data-label="From" dir="auto">{name(edge.from)}</td>
-              <td data-label="To" dir="auto">{name(edge.to)}</td>
-              <td data-label="Taken when" dir="auto">{conditionLabel(edge.condition)}</td>
+              <td data-label="From" dir="auto">
+                {name(edge.from)}
+              </td>
+              <td data-label="To" dir="auto">
+                {name(edge.to)}
+              </td>
+              <td data-label="Taken when" dir="auto">
+                {conditionLabel(edge.condition)}
+              </td>
               <td data-label="Problems">{count((problem) => problem.edge === edge.id) || ''}</td>
               <td data-label="Edit">
                 <button
