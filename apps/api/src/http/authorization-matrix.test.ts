@@ -1016,6 +1016,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   },
   'campaigns.get': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
   'campaigns.watch': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
+  'campaigns.history': onResource('campaign_id', campaignId, CAMPAIGN_NOT_FOUND),
   'campaigns.checkContacts': {
     request: (own) => ({
       input: { contacts: [{ to_number: alphaNumber() }, { to_number: own.doNotCallNumber }] },

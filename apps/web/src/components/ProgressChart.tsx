@@ -1,10 +1,18 @@
 import { humanize } from '../format';
 import { COLORS } from './palette';
 
+/** A chart's width in time: seconds, minutes or hours. */
+const spanLabel = (ms: number) =>
+  ms < 120_000
+    ? `${Math.round(ms / 1000)} s`
+    : ms < 7_200_000
+      ? `${Math.round(ms / 60_000)} min`
+      : `${(ms / 3_600_000).toFixed(1)} h`;
+
 export interface Sample {
   /** Unix ms. */
   at: number;
-  /** Contacts dialed and done with so far. */
+  /** Calls placed so far. */
   dialed: number;
   outcomes: Record<string, number>;
 }
@@ -16,12 +24,12 @@ const PAD = 28;
 const dash = (index: number) => (index >= COLORS.length ? '6 3' : undefined);
 
 /**
- * Dials and outcomes since the page opened, one line each, drawn as SVG from the live updates; the
- * same figures are in a table for screen readers.
+ * A campaign's calls placed and their outcomes so far, one line each, drawn as SVG from its stored
+ * history; the legend says the latest figures.
  */
 export function ProgressChart({ samples }: { samples: Sample[] }) {
   if (samples.length < 2)
-    return <p className="hint">The chart fills in as the campaign moves (updates arrive as they happen).</p>;
+    return <p className="hint">No calls yet: the chart fills in as the campaign dials.</p>;
   const outcomes = [...new Set(samples.flatMap((s) => Object.keys(s.outcomes)))].sort();
   const series = [
     { name: 'dialed', values: samples.map((s) => s.dialed) },
@@ -45,7 +53,7 @@ export function ProgressChart({ samples }: { samples: Sample[] }) {
           0
         </text>
         <text x={WIDTH - PAD} y={HEIGHT - 8} textAnchor="end" fontSize="11">
-          {Math.round(span / 1000)} s
+          {spanLabel(span)}
         </text>
         {series.map((line, index) => (
           <polyline

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -235,6 +235,15 @@ export function CallPage() {
   });
 
   const recording = useRef<HTMLAudioElement>(null);
+  // The recording's link is signed anew on every read of the call (a refetch on focus): the player keeps
+  // the first, so a refetch never reloads it and loses its place.
+  const [kept, setKept] = useState<{ callId: string; src: string } | null>(null);
+  const signedUrl = call.data?.recording_url;
+  useEffect(() => {
+    if (signedUrl)
+      setKept((last) => (last?.callId === callId ? last : { callId, src: sameOrigin(signedUrl) }));
+  }, [callId, signedUrl]);
+  const recordingSrc = kept?.callId === callId ? kept.src : null;
   /** Plays the recording from a transcript line's time. */
   const seek = (ms: number) => {
     const audio = recording.current;
@@ -309,7 +318,7 @@ export function CallPage() {
           ref={recording}
           controls
           preload="metadata"
-          src={sameOrigin(data.recording_url)}
+          src={recordingSrc ?? sameOrigin(data.recording_url)}
           aria-label="Call recording"
         />
       ) : (

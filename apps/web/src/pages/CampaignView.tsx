@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { api, type Outputs } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -9,15 +9,22 @@ import { formatTime, humanize } from '../format';
 import { progressOf } from './Campaigns';
 import { ErrorMessage, Pending } from '../components/Messages';
 
-type Campaign = Outputs['campaigns']['get'];
 const CONTACTS_PAGE = 100;
 
-function sampleOf(campaign: Campaign, at: number): Sample {
-  return {
-    at,
-    dialed: progressOf(campaign.counts).done,
-    outcomes: campaign.counts.by_outcome,
-  };
+/** Running totals of the history's points, from nothing a step before the first. */
+function cumulative(history: Outputs['campaigns']['history'] | undefined): Sample[] {
+  if (!history?.points.length) return [];
+  const totals: Record<string, number> = {};
+  let dialed = 0;
+  const first = { at: history.points[0]!.at - history.step_seconds * 1000, dialed: 0, outcomes: {} };
+  return [
+    first,
+    ...history.points.map((point) => {
+      dialed += point.calls;
+      for (const [outcome, n] of Object.entries(point.outcomes)) totals[outcome] = (totals[outcome] ?? 0) + n;
+      return { at: point.at, dialed, outcomes: { ...totals } };
+    }),
+  ];
 }
 
 /**
@@ -28,11 +35,7 @@ export function CampaignPage() {
   const { campaignId = '' } = useParams();
   const queryClient = useQueryClient();
   const key = ['campaigns.get', campaignId];
-  const [samples, setSamples] = useState<Sample[]>([]);
-  useEffect(() => setSamples([]), [campaignId]);
-  const { campaign, live } = useLiveCampaign(campaignId, (next, at) =>
-    setSamples((previous) => [...previous.slice(-599), sampleOf(next, at)]),
-  );
+  const { campaign, live } = useLiveCampaign(campaignId);
 
   const data = campaign.data;
   const contacts = useQuery({
@@ -41,6 +44,14 @@ export function CampaignPage() {
     enabled: Boolean(data),
     placeholderData: keepPreviousData,
   });
+  // The chart: the campaign's stored history, read again whenever its counts move.
+  const history = useQuery({
+    queryKey: ['campaigns.history', campaignId, data?.counts],
+    queryFn: () => api.campaigns.history.query({ campaign_id: campaignId }),
+    enabled: Boolean(data),
+    placeholderData: keepPreviousData,
+  });
+  const samples = useMemo(() => cumulative(history.data), [history.data]);
   const stuck = useQuery({
     queryKey: ['campaigns.contacts.stuck', campaignId, data?.counts.by_state.calling],
     queryFn: () => api.campaigns.contacts.stuck.query({ campaign_id: campaignId }),
@@ -177,7 +188,7 @@ export function CampaignPage() {
           </ul>
         </div>
       )}
-      <h2>Dials and outcomes over time</h2>
+      <h2>Calls and outcomes over time</h2>
       <ProgressChart samples={samples} />
       <dl className="details">
         <div>

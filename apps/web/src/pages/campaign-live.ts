@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, type Outputs } from '../api';
 
 type Campaign = Outputs['campaigns']['get'];
@@ -14,23 +14,20 @@ const LONGEST_RETRY_MS = 30_000;
 /**
  * A campaign kept current: pushed by the api's update stream (a tRPC subscription over server-sent
  * events) and, whenever the stream is down, read every five seconds while the stream is opened again
- * after 1, 2, 4 … up to 30 seconds (with jitter). `onUpdate` sees every new state, pushed or read.
+ * after 1, 2, 4 … up to 30 seconds (with jitter).
  */
-export function useLiveCampaign(campaignId: string, onUpdate: (campaign: Campaign, at: number) => void) {
+export function useLiveCampaign(campaignId: string) {
   const queryClient = useQueryClient();
   const [live, setLive] = useState<LiveState>('connecting');
-  const update = useRef(onUpdate);
-  update.current = onUpdate;
   const campaign = useQuery({
     queryKey: ['campaigns.get', campaignId],
     queryFn: () => api.campaigns.get.query({ campaign_id: campaignId }),
     refetchInterval: live === 'reconnecting' ? POLL_MS : false,
   });
 
-  // A read while the stream is down is an update like a pushed one.
+  // A campaign read while the stream is down may be the finished one.
   const polled = live === 'reconnecting' ? campaign.data : undefined;
   useEffect(() => {
-    if (polled) update.current(polled, Date.now());
     if (polled && FINISHED.includes(polled.status)) setLive('finished');
   }, [polled]);
 
@@ -61,10 +58,9 @@ export function useLiveCampaign(campaignId: string, onUpdate: (campaign: Campaig
       subscription = api.campaigns.watch.subscribe(
         { campaign_id: campaignId },
         {
-          onData: ours(({ campaign: next, at }: { campaign: Campaign; at: string }) => {
+          onData: ours(({ campaign: next }: { campaign: Campaign }) => {
             failures = 0;
             queryClient.setQueryData(['campaigns.get', campaignId], next);
-            update.current(next, Date.parse(at));
             setLive(FINISHED.includes(next.status) ? 'finished' : 'live');
           }),
           // The link's own reconnection counts as down until the stream sends again.

@@ -22,17 +22,11 @@ export async function callAnalytics(
   const dims = dimensions(input.filter_criteria);
   if (!dims) return empty;
 
-  // Month, day and hour buckets: the window from its interval's width down to hours at the edges.
-  const units = BUCKET_UNITS.slice({ month: 0, day: 1, hour: 2 }[interval], 3);
-  const cover = coverWindow(start, end, 0, undefined, units);
-  const bucketed = Prisma.join(
-    cover.buckets.map(
-      (range) =>
-        Prisma.sql`(granularity = ${range.granularity} AND bucket >= ${at(range.from)} AND bucket < ${at(range.to!)})`,
-    ),
-    ' OR ',
-  );
-  const buckets = Prisma.sql`account_id = ${accountId}::uuid AND (${bucketed}) AND ${dims}`;
+  // The series: buckets of the interval's width, hours at the edges. The totals of the histograms: the
+  // coarsest buckets that fit (whole months, then days, then hours), whatever the interval.
+  const seriesBuckets = covered(start, end, { month: 0, day: 1, hour: 2 }[interval]);
+  const buckets = Prisma.sql`account_id = ${accountId}::uuid AND (${seriesBuckets}) AND ${dims}`;
+  const histogramBuckets = Prisma.sql`account_id = ${accountId}::uuid AND (${covered(start, end, 0)}) AND ${dims}`;
   const pending = Prisma.sql`account_id = ${accountId}::uuid AND started_at >= ${at(start)}
     AND started_at < ${at(end)} AND ${dims}`;
   const [stats, histograms] = await Promise.all([
@@ -51,7 +45,7 @@ export async function callAnalytics(
        GROUP BY 1, 2, 3, 4, 5`,
     db.$queryRaw<HistogramRow[]>`
       SELECT histogram::int AS histogram, bin::int AS bin, sum(n)::float8 AS n
-        FROM (SELECT histogram, bin, count AS n FROM call_stat_histograms WHERE ${buckets}
+        FROM (SELECT histogram, bin, count AS n FROM call_stat_histograms WHERE ${histogramBuckets}
               UNION ALL
               SELECT 0, extract(hour FROM started_at AT TIME ZONE 'UTC')::smallint, delta
                 FROM call_stat_deltas WHERE ${pending}
@@ -81,6 +75,18 @@ interface HistogramRow {
 }
 
 const at = (ms: number) => new Date(ms);
+
+/** [start, end), whole hours, as conditions on buckets: the widths from `level` (0 months) down to hours. */
+function covered(start: number, end: number, level: number): Prisma.Sql {
+  const cover = coverWindow(start, end, 0, undefined, BUCKET_UNITS.slice(level, 3));
+  return Prisma.join(
+    cover.buckets.map(
+      (range) =>
+        Prisma.sql`(granularity = ${range.granularity} AND bucket >= ${at(range.from)} AND bucket < ${at(range.to!)})`,
+    ),
+    ' OR ',
+  );
+}
 
 /** The filter's conditions on the rollups' dimensions; null when nothing can match. */
 function dimensions(filter: CallAnalyticsData['filter_criteria']): Prisma.Sql | null {

@@ -9,3 +9,4 @@ export * from './control-campaign';
 export * from './get-campaign';
 export * from './campaign-call-outcome';
 export * from './stuck-contacts';
+export * from './campaign-history';

@@ -20,6 +20,7 @@ import {
   removeDoNotCall,
   resumeCampaign,
   watchCampaign,
+  campaignHistory,
   stuckContacts,
 } from '@voice/core';
 import { accountProcedure, router } from '../trpc';
@@ -72,6 +73,10 @@ export const campaignsRouter = router({
   cancel: accountProcedure
     .input(CampaignId)
     .mutation(({ ctx, input }) => cancelCampaign(ctx.deps, ids(ctx.accountId, input))),
+  /** The campaign's calls over time by outcome, from the stored per-minute counts (its chart). */
+  history: accountProcedure
+    .input(CampaignId)
+    .query(({ ctx, input }) => campaignHistory(ctx.deps, ids(ctx.accountId, input))),
   contacts: router({
     add: accountProcedure
       .input(AddContactsInput.extend(CampaignId.shape))

@@ -1,7 +1,8 @@
 -- Call analytics kept beside the calls (docs/dashboard.md, "Analytics"), the way the call counts are:
 -- statement triggers on `calls` append signed changes to `call_stat_deltas` (an insert never waits for
 -- another transaction) and a compaction run by the services every second folds them into buckets per
--- month (granularity 1), day (2) and hour (3) of the calls' start in UTC. `call_stats` keeps, per agent,
+-- month (granularity 1), day (2) and hour (3) of the calls' start in UTC, and a campaign's calls per
+-- minute by outcome into `campaign_call_minutes`: the history its page charts. `call_stats` keeps, per agent,
 -- campaign, direction and outcome, the number of calls, of connected calls' talk time and of their
 -- cost; `call_stat_histograms` keeps the calls by UTC hour of day (histogram 0) and the connected calls
 -- by talk time (histogram 1, bins of `call_duration_bin`). Test calls and deleted calls are not counted.
@@ -61,6 +62,19 @@ CREATE TABLE "call_stat_deltas" (
 
     CONSTRAINT "call_stat_deltas_pkey" PRIMARY KEY ("id")
 );
+
+-- CreateTable
+CREATE TABLE "campaign_call_minutes" (
+    "campaign_id" UUID NOT NULL,
+    "minute" TIMESTAMPTZ(3) NOT NULL,
+    "outcome" TEXT NOT NULL,
+    "calls" BIGINT NOT NULL,
+
+    CONSTRAINT "campaign_call_minutes_pkey" PRIMARY KEY ("campaign_id","minute","outcome")
+);
+
+-- AddForeignKey
+ALTER TABLE "campaign_call_minutes" ADD CONSTRAINT "campaign_call_minutes_campaign_id_fkey" FOREIGN KEY ("campaign_id") REFERENCES "campaigns"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- CreateIndex
 CREATE INDEX "call_stat_deltas_account_id_started_at_idx" ON "call_stat_deltas"("account_id", "started_at");
@@ -144,6 +158,7 @@ END $$;
 CREATE FUNCTION calls_stats_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM call_stat_deltas;
+  DELETE FROM campaign_call_minutes;
   DELETE FROM call_stat_histograms;
   DELETE FROM call_stats;
   RETURN NULL;
@@ -174,6 +189,16 @@ CREATE FUNCTION compact_call_stats(batch INTEGER) RETURNS INTEGER LANGUAGE sql A
       FROM taken t
      CROSS JOIN (VALUES (1::smallint, 'month'), (2::smallint, 'day'), (3::smallint, 'hour')) AS g(granularity, unit)
      WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id)
+  ), minutes AS (
+    INSERT INTO campaign_call_minutes AS m (campaign_id, minute, outcome, calls)
+    SELECT t.campaign_id, date_trunc('minute', t.started_at, 'UTC'), t.outcome, sum(t.delta)
+      FROM taken t
+     WHERE EXISTS (SELECT 1 FROM campaigns k WHERE k.id = t.campaign_id)
+     GROUP BY 1, 2, 3
+    HAVING sum(t.delta) <> 0
+     ORDER BY 1, 2, 3
+        ON CONFLICT (campaign_id, minute, outcome) DO UPDATE SET calls = m.calls + EXCLUDED.calls
+    RETURNING 1
   ), stats AS (
     INSERT INTO call_stats AS c (account_id, granularity, bucket, agent_id, campaign_id, direction, outcome,
                                  disconnection_reason, connected, currency, calls, timed_calls, duration_ms, cost)
