@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { createAgent, DEMO, openWebhookSecrets } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
 import { callApi, waitFor } from '@voice/dev';
-import type { Page } from 'playwright-core';
+import type { ConsoleMessage, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioDuration } from './browser';
 import { screenshot, signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
@@ -364,6 +364,25 @@ describe('every page', () => {
     expect(campaign.status, campaign.text).toBe(201);
     const urls = [...pages(), `/app/campaigns/${(campaign.json as { campaign_id: string }).campaign_id}`];
     const found: Record<string, string[]> = {};
+    // Nothing goes wrong quietly: no console error, no uncaught exception, no failed or refused request
+    // (a request cut short by leaving the page is not one).
+    const problems: string[] = [];
+    const onConsole = (message: ConsoleMessage) => {
+      if (message.type() === 'error') problems.push(`${page.url()}: console error: ${message.text()}`);
+    };
+    const onPageError = (error: Error) => problems.push(`${page.url()}: ${error.message}`);
+    const onFailed = (request: Request) => {
+      const failure = request.failure()?.errorText;
+      if (failure !== 'net::ERR_ABORTED') problems.push(`${page.url()}: ${request.url()} failed: ${failure}`);
+    };
+    const onResponse = (response: Response) => {
+      if (response.status() >= 400)
+        problems.push(`${page.url()}: ${response.url()} answered ${response.status()}`);
+    };
+    page.on('console', onConsole);
+    page.on('pageerror', onPageError);
+    page.on('requestfailed', onFailed);
+    page.on('response', onResponse);
     for (const [width, height] of [
       [1280, 800],
       [390, 844],
@@ -421,7 +440,12 @@ describe('every page', () => {
     if (signInViolations.length) found['/app/sign-in'] = signInViolations;
     await context.close();
     await page.setViewportSize({ width: 1280, height: 800 });
+    page.off('console', onConsole);
+    page.off('pageerror', onPageError);
+    page.off('requestfailed', onFailed);
+    page.off('response', onResponse);
     expect(found).toEqual({});
+    expect(problems).toEqual([]);
   });
 
   it('is usable by keyboard alone: sign in, skip to content, move between sections, confirm an action', async () => {

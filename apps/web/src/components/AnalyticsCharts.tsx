@@ -98,7 +98,7 @@ export function OutcomeChart({ series, label }: { series: Point[]; label(timesta
       <details>
         <summary>The figures as a table</summary>
         <div className="table-scroll">
-          <table>
+          <table className="cards">
             <caption className="visually-hidden">Calls by outcome over time</caption>
             <thead>
               <tr>
@@ -116,10 +116,12 @@ export function OutcomeChart({ series, label }: { series: Point[]; label(timesta
                 .filter((point) => point.calls !== 0)
                 .map((point) => (
                   <tr key={point.timestamp}>
-                    <th scope="row">{label(point.timestamp)}</th>
-                    <td>{point.calls}</td>
+                    <td data-label="From">{label(point.timestamp)}</td>
+                    <td data-label="Calls">{point.calls}</td>
                     {OUTCOME_GROUPS.map((group) => (
-                      <td key={group.label}>{groupValue(point, group.outcomes)}</td>
+                      <td key={group.label} data-label={group.label}>
+                        {groupValue(point, group.outcomes)}
+                      </td>
                     ))}
                   </tr>
                 ))}

@@ -1,7 +1,9 @@
 import { Prisma } from '@voice/db';
 import { BUCKET_UNITS, coverWindow } from '../calls/call-counts';
+import { signedCover } from './signed-cover';
 import { TERMINAL_STATUSES } from '../calls/schemas';
 import type { CoreDeps } from '../deps';
+import { offsetMinutes, percentileOfBins } from './figures';
 import { alignedWindow, defaultInterval, type CallAnalyticsData, type CallAnalyticsOutput } from './schemas';
 
 /**
@@ -22,11 +24,18 @@ export async function callAnalytics(
   const dims = dimensions(input.filter_criteria);
   if (!dims) return empty;
 
-  // The series: buckets of the interval's width, hours at the edges. The totals of the histograms: the
-  // coarsest buckets that fit (whole months, then days, then hours), whatever the interval.
+  // The series: buckets of the interval's width, hours at the edges.
   const seriesBuckets = covered(start, end, { month: 0, day: 1, hour: 2 }[interval]);
   const buckets = Prisma.sql`account_id = ${accountId}::uuid AND (${seriesBuckets}) AND ${dims}`;
-  const histogramBuckets = Prisma.sql`account_id = ${accountId}::uuid AND (${covered(start, end, 0)}) AND ${dims}`;
+  // The histograms' totals: the fewest buckets, some taken back (signedCover), whatever the interval.
+  const histogramRows = Prisma.join(
+    signedCover(start, end, BUCKET_UNITS.slice(0, 3)).map(
+      (range) => Prisma.sql`SELECT histogram, bin, count * ${range.sign}::int AS n FROM call_stat_histograms
+        WHERE account_id = ${accountId}::uuid AND granularity = ${range.granularity}
+          AND bucket >= ${at(range.from)} AND bucket < ${at(range.to)} AND ${dims}`,
+    ),
+    ' UNION ALL ',
+  );
   const pending = Prisma.sql`account_id = ${accountId}::uuid AND started_at >= ${at(start)}
     AND started_at < ${at(end)} AND ${dims}`;
   const [stats, histograms] = await Promise.all([
@@ -45,7 +54,7 @@ export async function callAnalytics(
        GROUP BY 1, 2, 3, 4, 5`,
     db.$queryRaw<HistogramRow[]>`
       SELECT histogram::int AS histogram, bin::int AS bin, sum(n)::float8 AS n
-        FROM (SELECT histogram, bin, count AS n FROM call_stat_histograms WHERE ${histogramBuckets}
+        FROM (${histogramRows}
               UNION ALL
               SELECT 0, extract(hour FROM started_at AT TIME ZONE 'UTC')::smallint, delta
                 FROM call_stat_deltas WHERE ${pending}
@@ -75,6 +84,8 @@ interface HistogramRow {
 }
 
 const at = (ms: number) => new Date(ms);
+
+export { binLowerBoundMs, percentileOfBins } from './figures';
 
 /** [start, end), whole hours, as conditions on buckets: the widths from `level` (0 months) down to hours. */
 function covered(start: number, end: number, level: number): Prisma.Sql {
@@ -241,57 +252,4 @@ interface SeriesPoint {
   durationMs: number;
   outcomes: Record<string, number>;
   cost: Record<string, number>;
-}
-
-/**
- * The talk time at quantile `q` (nearest rank) from the bins of `call_duration_bin`: the lower bound of
- * the bin holding it, exact to the second below a minute, to ten seconds below five minutes, to the
- * minute below half an hour, then to ten minutes.
- */
-export function percentileOfBins(bins: { bin: number; n: number }[], q: number): number | null {
-  const total = bins.reduce((sum, { n }) => sum + n, 0);
-  if (total <= 0) return null;
-  const rank = Math.ceil(q * total);
-  let seen = 0;
-  for (const { bin, n } of [...bins].sort((a, b) => a.bin - b.bin)) {
-    seen += n;
-    if (seen >= rank) return binLowerBoundMs(bin);
-  }
-  return null;
-}
-
-/** The shortest talk time (ms) of a `call_duration_bin` bin. */
-export function binLowerBoundMs(bin: number): number {
-  if (bin < 60) return bin * 1000;
-  if (bin < 84) return 60_000 + (bin - 60) * 10_000;
-  if (bin < 109) return 300_000 + (bin - 84) * 60_000;
-  if (bin < 118) return 1_800_000 + (bin - 109) * 600_000;
-  return 7_200_000;
-}
-
-/** The time zone's offset from UTC at `ms`, in minutes. */
-function offsetMinutes(timeZone: string, ms: number): number {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-      .formatToParts(ms)
-      .map((part) => [part.type, Number(part.value)]),
-  ) as Record<string, number>;
-  const local = Date.UTC(
-    parts.year!,
-    parts.month! - 1,
-    parts.day!,
-    parts.hour!,
-    parts.minute!,
-    parts.second!,
-  );
-  return Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000);
 }
