@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CallAnalyticsInput } from '@voice/core/schemas';
 import { useSearchParams } from 'react-router';
+import { AgentFilter, CampaignFilter, WindowFields } from '../components/FilterFields';
 import { api } from '../api';
 import { HourChart, OutcomeChart } from '../components/AnalyticsCharts';
 import { DataTable } from '../components/DataTable';
@@ -52,14 +53,6 @@ const outcomeLabel = (outcome: string) =>
 
 export function AnalyticsPage() {
   const [filters, setFilters] = useFilters();
-  const agents = useQuery({
-    queryKey: ['agents.list', 'all'],
-    queryFn: () => api.agents.list.query({ limit: 1000 }),
-  });
-  const campaigns = useQuery({
-    queryKey: ['campaigns.list', 'all'],
-    queryFn: () => api.campaigns.list.query({ limit: 1000 }),
-  });
   // A preset period ends at the next whole hour, so the request stays the same for the hour.
   const end = Math.ceil(Date.now() / HOUR) * HOUR;
   const preset = PERIODS.find((p) => p.value === filters.period)!;
@@ -113,46 +106,11 @@ export function AnalyticsPage() {
         </label>
         {filters.period === 'custom' && (
           <>
-            <label>
-              From{' '}
-              <input
-                type="datetime-local"
-                value={filters.from}
-                onChange={(event) => setFilters({ from: event.target.value })}
-              />
-            </label>
-            <label>
-              To{' '}
-              <input
-                type="datetime-local"
-                value={filters.to}
-                onChange={(event) => setFilters({ to: event.target.value })}
-              />
-            </label>
+            <WindowFields from={filters.from} to={filters.to} onChange={setFilters} />
           </>
         )}
-        <label>
-          Agent{' '}
-          <select value={filters.agent} onChange={(event) => setFilters({ agent: event.target.value })}>
-            <option value="">All agents</option>
-            {agents.data?.agents.map((agent) => (
-              <option key={agent.agent_id} value={agent.agent_id}>
-                {agent.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Campaign{' '}
-          <select value={filters.campaign} onChange={(event) => setFilters({ campaign: event.target.value })}>
-            <option value="">All calls</option>
-            {campaigns.data?.map((campaign) => (
-              <option key={campaign.campaign_id} value={campaign.campaign_id}>
-                {campaign.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AgentFilter value={filters.agent} onChange={(agent) => setFilters({ agent })} />
+        <CampaignFilter value={filters.campaign} onChange={(campaign) => setFilters({ campaign })} />
         <label>
           Direction{' '}
           <select

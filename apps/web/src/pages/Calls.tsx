@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { CALL_STATUSES, DISCONNECTION_REASONS, ListCallsInput } from '@voice/core/schemas';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { AgentFilter, CampaignFilter, WindowFields } from '../components/FilterFields';
 import { api, download } from '../api';
 import { DataTable } from '../components/DataTable';
 import { nextKeys, Pager } from '../components/Pager';
@@ -56,15 +57,6 @@ export function CallsPage() {
   const [filters, setFilters] = useFilters();
   const [keys, setKeys] = useState<(string | undefined)[]>([undefined]);
   const pageIndex = keys.length - 1;
-  const agents = useQuery({
-    queryKey: ['agents.list', 'all'],
-    queryFn: () => api.agents.list.query({ limit: 1000 }),
-  });
-
-  const campaigns = useQuery({
-    queryKey: ['campaigns.list', 'all'],
-    queryFn: () => api.campaigns.list.query({ limit: 1000 }),
-  });
   const [exporting, setExporting] = useState<{ pending: boolean; error?: string }>({ pending: false });
 
   const lower = localInputToMs(filters.from);
@@ -119,17 +111,7 @@ export function CallsPage() {
     <section>
       <h1>Calls</h1>
       <form className="filters" aria-label="Call filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Agent{' '}
-          <select value={filters.agent} onChange={(event) => filter({ agent: event.target.value })}>
-            <option value="">All agents</option>
-            {agents.data?.agents.map((agent) => (
-              <option key={agent.agent_id} value={agent.agent_id}>
-                {agent.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AgentFilter value={filters.agent} onChange={(agent) => filter({ agent })} />
         <label>
           Direction{' '}
           <select value={filters.direction} onChange={(event) => filter({ direction: event.target.value })}>
@@ -141,17 +123,7 @@ export function CallsPage() {
             ))}
           </select>
         </label>
-        <label>
-          Campaign{' '}
-          <select value={filters.campaign} onChange={(event) => filter({ campaign: event.target.value })}>
-            <option value="">All calls</option>
-            {campaigns.data?.map((campaign) => (
-              <option key={campaign.campaign_id} value={campaign.campaign_id}>
-                {campaign.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <CampaignFilter value={filters.campaign} onChange={(campaign) => filter({ campaign })} />
         <label>
           Why it failed{' '}
           <select value={filters.reason} onChange={(event) => filter({ reason: event.target.value })}>
@@ -199,22 +171,7 @@ export function CallsPage() {
           />{' '}
           Summaries
         </label>
-        <label>
-          From{' '}
-          <input
-            type="datetime-local"
-            value={filters.from}
-            onChange={(event) => filter({ from: event.target.value })}
-          />
-        </label>
-        <label>
-          To{' '}
-          <input
-            type="datetime-local"
-            value={filters.to}
-            onChange={(event) => filter({ to: event.target.value })}
-          />
-        </label>
+        <WindowFields from={filters.from} to={filters.to} onChange={filter} />
         <label>
           Rows per page{' '}
           <select
