@@ -50,6 +50,14 @@ describe('agents', () => {
     const webhook = page.getByRole('group', { name: 'Webhook 1' });
     await webhook.getByText('A secret is set and kept unless you type a new one').waitFor();
     await webhook.getByLabel('URL').fill('https://hooks.example/b');
+    // The URL takes the row's room rather than a field's default width; Duplicate sits on one line.
+    expect((await webhook.getByLabel('URL').boundingBox())!.width).toBeGreaterThan(320);
+    const duplicate = page.getByRole('form', { name: 'Duplicate agent' });
+    const [field, button] = await Promise.all([
+      duplicate.getByLabel('Name of the copy').boundingBox(),
+      duplicate.getByRole('button', { name: 'Duplicate' }).boundingBox(),
+    ]);
+    expect(Math.abs(field!.y + field!.height - (button!.y + button!.height))).toBeLessThan(4);
     await page.getByRole('button', { name: 'Add given variable' }).click();
     const given = page.getByRole('group', { name: 'Given variable 1' });
     await given.getByLabel('Variable name').fill('first_name');
