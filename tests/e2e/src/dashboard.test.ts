@@ -224,7 +224,11 @@ describe('the dashboard', () => {
     });
     const prefix = called.toNumber.slice(0, -2);
     await filters.getByLabel('Number', { exact: true }).fill(prefix);
-    await filters.getByLabel('Number starts with').check();
+    // The filters live in the URL: the box shows ticked once the URL says so (a navigation), so the
+    // test clicks and waits for the URL rather than for the box's state right after the click.
+    await filters.getByLabel('Number starts with').click();
+    await expect.poll(() => page.url()).toMatch(/match=prefix/);
+    await expect.poll(() => filters.getByLabel('Number starts with').isChecked()).toBe(true);
     const matching = await stack.database.db.call.count({
       where: { campaignId: campaign.id, toNumber: { startsWith: prefix } },
     });
