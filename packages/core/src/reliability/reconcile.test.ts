@@ -153,4 +153,20 @@ describe('the reconciler', () => {
       },
     ]);
   });
+
+  it("reports the analytics when they drift from an account's calls", async () => {
+    // A change nobody made to a call: the analytics count one call more than there is.
+    await deps.db.$executeRaw`
+      INSERT INTO call_stat_deltas (account_id, agent_id, campaign_id, direction, outcome, disconnection_reason,
+                                    connected, currency, started_at, delta)
+      VALUES (${accountId}::uuid, ${agentId}::uuid, '00000000-0000-0000-0000-000000000000', 'outgoing', 'ended',
+              '', true, '', ${clock.now()}, 1)`;
+    const report = await reconcile(deps, { repair: runtime });
+    const drift = report.findings.filter((finding) => finding.invariant === 'call_stats_drift');
+    expect(drift).toMatchObject([{ id: accountId, repaired: false }]);
+    const [, counted, rows] = /^the analytics count (\d+) calls, the calls are (\d+)$/.exec(
+      drift[0]!.detail,
+    )!;
+    expect(Number(counted)).toBe(Number(rows) + 1);
+  });
 });

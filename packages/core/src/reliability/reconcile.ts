@@ -27,6 +27,7 @@ export const INVARIANTS = [
   'contact_not_settled',
   'delivery_not_finished',
   'call_counts_drift',
+  'call_stats_drift',
   'contact_counts_drift',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -225,6 +226,16 @@ async function countDrift(
         repaired: false,
       });
   }
+  for (const { account_id } of accounts) {
+    const stats = await inOneSnapshot(deps, (tx) => analyticsDrift(tx, account_id));
+    if (stats.counted !== stats.rows)
+      findings.push({
+        invariant: 'call_stats_drift',
+        id: account_id,
+        detail: `the analytics count ${stats.counted} calls, the calls are ${stats.rows}`,
+        repaired: false,
+      });
+  }
   const recentCampaigns = since ? Prisma.sql`WHERE updated_at >= ${since}` : Prisma.empty;
   const campaigns = await deps.db.$queryRaw<{ campaign_id: string; rows: number }[]>`
     SELECT k.id::text AS campaign_id, (SELECT count(*)::int FROM campaign_contacts cc WHERE cc.campaign_id = k.id) AS rows
@@ -246,6 +257,16 @@ async function countDrift(
       });
   }
   return findings;
+}
+
+/** An account's calls as the analytics count them (every month's buckets and the changes not folded yet) and as they are. */
+async function analyticsDrift(tx: Prisma.TransactionClient, accountId: string) {
+  const [row] = await tx.$queryRaw<{ counted: number; rows: number }[]>`
+    SELECT (SELECT coalesce(sum(calls), 0) FROM call_stats WHERE account_id = ${accountId}::uuid AND granularity = 1)::int
+         + (SELECT coalesce(sum(delta), 0) FROM call_stat_deltas WHERE account_id = ${accountId}::uuid)::int AS counted,
+           (SELECT count(*) FROM calls
+             WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL AND NOT is_test_call)::int AS rows`;
+  return row!;
 }
 
 /** Reads that see the database at one moment (a repeatable-read transaction, read only). */
