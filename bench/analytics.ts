@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { compactCounts } from '@voice/core';
-import { benchAccount, benchEnvironment, benchTitle, percentile, startBenchApi } from './harness';
+import {
+  benchAccount,
+  benchAgents,
+  benchEnvironment,
+  benchTitle,
+  percentile,
+  startBenchApi,
+} from './harness';
 
 const SIZES = (process.env.BENCH_CALLS ?? '1000000,5000000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -14,11 +21,7 @@ const SCAN_SAMPLES = Number(process.env.BENCH_SCAN_SAMPLES ?? 3);
 const bench = await benchEnvironment();
 const { db } = bench.database;
 const { accountId, key } = await benchAccount(db);
-const agents = await Promise.all(
-  [1, 2, 3, 4].map((n) =>
-    db.agent.create({ data: { accountId: accountId, name: `Agent ${n}`, voiceId: 'he-ori' } }),
-  ),
-);
+const agents = await benchAgents(db, accountId);
 const campaigns = Array.from({ length: 20 }, () => randomUUID());
 
 const sql = new pg.Client({ connectionString: bench.database.url });

@@ -4,7 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { compactCounts } from '@voice/core';
-import { benchAccount, benchEnvironment, benchTitle, percentile, startBenchApi } from './harness';
+import {
+  benchAccount,
+  benchAgents,
+  benchEnvironment,
+  benchTitle,
+  percentile,
+  startBenchApi,
+} from './harness';
 
 // Sizes measured one after another on the same account: each adds calls to the last.
 const SIZES = (process.env.BENCH_CALLS ?? '100000,1000000,5000000').split(',').map(Number);
@@ -15,11 +22,7 @@ const COUNT_SAMPLES = Number(process.env.BENCH_COUNT_SAMPLES ?? 5);
 const bench = await benchEnvironment();
 const { db } = bench.database;
 const { accountId, key } = await benchAccount(db);
-const agents = await Promise.all(
-  [1, 2, 3, 4].map((n) =>
-    db.agent.create({ data: { accountId: accountId, name: `Agent ${n}`, voiceId: 'he-ori' } }),
-  ),
-);
+const agents = await benchAgents(db, accountId);
 
 const sql = new pg.Client({ connectionString: bench.database.url });
 await sql.connect();

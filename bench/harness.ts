@@ -157,6 +157,15 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
   return { deps, accountId: account.id, key };
 }
 
+/** Agents for a benchmark's calls: `Agent 1` … `Agent n` of the account. */
+export function benchAgents(db: Db, accountId: string, count = 4) {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      db.agent.create({ data: { accountId, name: `Agent ${i + 1}`, voiceId: 'he-ori' } }),
+    ),
+  );
+}
+
 /** What every service of a benchmark runs with: its database and Temporal server, zero-duration simulated calls, no limits. */
 function benchServiceEnv(bench: BenchEnvironment, env: Record<string, string>): Record<string, string> {
   return {

@@ -58,3 +58,7 @@ export function endedBecause(call: { call_status: string; disconnection_reason?:
   if (call.disconnection_reason) return humanize(call.disconnection_reason);
   return ENDED_BECAUSE[call.call_status] ?? '—';
 }
+
+/** An amount in a currency, to at most four decimals (a call's parts cost fractions of a cent). */
+export const formatMoney = (amount: number, currency: string) =>
+  amount.toLocaleString(undefined, { style: 'currency', currency, maximumFractionDigits: 4 });

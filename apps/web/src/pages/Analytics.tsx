@@ -6,7 +6,7 @@ import { api } from '../api';
 import { HourChart, OutcomeChart } from '../components/AnalyticsCharts';
 import { DataTable } from '../components/DataTable';
 import { ErrorMessage } from '../components/Messages';
-import { callStatusLabel, formatDuration, humanize, localInputToMs } from '../format';
+import { callStatusLabel, formatDuration, formatMoney, humanize, localInputToMs } from '../format';
 
 const HOUR = 3_600_000;
 const PERIODS = [
@@ -40,9 +40,6 @@ function useFilters() {
 }
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
-const money = (amount: number, currency: string) =>
-  new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 4 }).format(amount);
-
 /** An outcome as a person reads it: a status's label, or what an answering machine did. */
 const outcomeLabel = (outcome: string) =>
   outcome === 'voicemail'
@@ -158,11 +155,11 @@ export function AnalyticsPage() {
             <dd data-figure="talk_time">{formatDuration(data.totals.talk_time_ms)}</dd>
             <dt>Cost</dt>
             <dd data-figure="cost">
-              {data.totals.cost.map((c) => money(c.combined_cost, c.currency)).join(' + ') || '—'}
+              {data.totals.cost.map((c) => formatMoney(c.combined_cost, c.currency)).join(' + ') || '—'}
             </dd>
             <dt>Cost per call</dt>
             <dd data-figure="cost_per_call">
-              {data.totals.cost.map((c) => money(c.average_cost, c.currency)).join(' + ') || '—'}
+              {data.totals.cost.map((c) => formatMoney(c.average_cost, c.currency)).join(' + ') || '—'}
             </dd>
           </dl>
           <h2>Outcomes over time</h2>

@@ -7,6 +7,7 @@ import {
   callStatusLabel,
   endedBecause,
   formatDuration,
+  formatMoney,
   formatPreciseTime,
   formatTime,
   humanize,
@@ -122,12 +123,7 @@ function CallCostParts({ callId, status }: { callId: string; status: string }) {
   });
   const parts = cost.data?.cost;
   if (!parts) return <ErrorMessage error={cost.error} />;
-  const money = (value: number) =>
-    value.toLocaleString(undefined, {
-      style: 'currency',
-      currency: parts.currency,
-      maximumFractionDigits: 4,
-    });
+  const money = (value: number) => formatMoney(value, parts.currency);
   const rows: [string, number, string][] = [
     ['Carrier', parts.carrier, `${parts.carrier_minutes} min`],
     ['Speech to text', parts.stt, `${parts.stt_seconds} s of audio`],

@@ -3,7 +3,8 @@ import { BUCKET_UNITS, coverWindow } from '../calls/call-counts';
 import { signedCover } from './signed-cover';
 import { TERMINAL_STATUSES } from '../calls/schemas';
 import type { CoreDeps } from '../deps';
-import { offsetMinutes, percentileOfBins } from './figures';
+import { localTime } from '../campaigns/windows';
+import { percentileOfBins } from './figures';
 import { alignedWindow, defaultInterval, type CallAnalyticsData, type CallAnalyticsOutput } from './schemas';
 
 /**
@@ -20,9 +21,9 @@ export async function callAnalytics(
   const { start, end } = alignedWindow(input.start_timestamp, input.end_timestamp);
   const interval = input.interval ?? defaultInterval(end - start);
   const points = seriesPoints(start, end, interval);
-  const empty = summarize({ start, end, interval, timezone: input.timezone, points }, [], []);
+  const window = { start, end, interval, timezone: input.timezone, points };
   const dims = dimensions(input.filter_criteria);
-  if (!dims) return empty;
+  if (!dims) return summarize(window, [], []);
 
   // The series: buckets of the interval's width, hours at the edges.
   const seriesBuckets = covered(start, end, { month: 0, day: 1, hour: 2 }[interval]);
@@ -63,7 +64,7 @@ export async function callAnalytics(
                 FROM call_stat_deltas WHERE ${pending} AND duration_ms IS NOT NULL) AS h
        GROUP BY 1, 2`,
   ]);
-  return summarize({ start, end, interval, timezone: input.timezone, points }, stats, histograms);
+  return summarize(window, stats, histograms);
 }
 
 interface StatRow {
@@ -193,7 +194,10 @@ function summarize(
   }
 
   const hours = new Array<number>(24).fill(0);
-  const shift = Math.round(offsetMinutes(window.timezone, window.end - 1) / 60);
+  // The zone's hours ahead of UTC at the window's end (modulo a day: all the rotation needs).
+  const last = new Date(window.end - 1);
+  const utcSecond = last.getUTCHours() * 3600 + last.getUTCMinutes() * 60 + last.getUTCSeconds();
+  const shift = Math.round((localTime(last, window.timezone).second - utcSecond) / 3600);
   const durations: HistogramRow[] = [];
   for (const row of histograms) {
     if (row.histogram === 0) hours[(((row.bin + shift) % 24) + 24) % 24]! += row.n;

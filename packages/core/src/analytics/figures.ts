@@ -1,4 +1,4 @@
-/** The figures' arithmetic: talk-time bins and their percentiles, time zone offsets. */
+/** The figures' arithmetic: talk-time bins and their percentiles. */
 
 /**
  * The talk time at quantile `q` (nearest rank) from the bins of `call_duration_bin`: the lower bound of
@@ -24,31 +24,4 @@ export function binLowerBoundMs(bin: number): number {
   if (bin < 109) return 300_000 + (bin - 84) * 60_000;
   if (bin < 118) return 1_800_000 + (bin - 109) * 600_000;
   return 7_200_000;
-}
-
-/** The time zone's offset from UTC at `ms`, in minutes. */
-export function offsetMinutes(timeZone: string, ms: number): number {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-      .formatToParts(ms)
-      .map((part) => [part.type, Number(part.value)]),
-  ) as Record<string, number>;
-  const local = Date.UTC(
-    parts.year!,
-    parts.month! - 1,
-    parts.day!,
-    parts.hour!,
-    parts.minute!,
-    parts.second!,
-  );
-  return Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000);
 }

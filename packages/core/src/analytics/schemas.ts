@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidTimezone } from '../campaigns/windows';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -9,14 +10,7 @@ export const ANALYTICS_MAX_WINDOW = { hour: 31 * DAY_MS, day: 732 * DAY_MS, mont
 const Timestamp = z.number().int('must be an integer (Unix ms)').min(0, 'must be a Unix time in ms');
 
 /** An IANA time zone the server knows, e.g. Europe/Paris. */
-const TimeZone = z.string().refine((zone) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone, e.g. America/New_York');
+const TimeZone = z.string().refine(isValidTimezone, 'must be an IANA time zone, e.g. America/New_York');
 
 /**
  * Extension (the spec lists an analytics API as planned): an account's calls over a window, from the

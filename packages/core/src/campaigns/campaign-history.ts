@@ -1,4 +1,3 @@
-import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { loadCampaign } from './campaign-view';
 
@@ -19,23 +18,24 @@ export async function campaignHistory(
   points: { at: number; calls: number; outcomes: Record<string, number> }[];
 }> {
   await loadCampaign(deps.db, accountId, campaignId);
-  const minutes = Prisma.sql`
-    SELECT minute, outcome, calls AS n FROM campaign_call_minutes WHERE campaign_id = ${campaignId}::uuid
-    UNION ALL
-    SELECT date_trunc('minute', started_at, 'UTC'), outcome, delta FROM call_stat_deltas
-     WHERE campaign_id = ${campaignId}::uuid AND account_id = ${accountId}::uuid`;
-  const [span] = await deps.db.$queryRaw<{ first: Date | null; last: Date | null }[]>`
-    SELECT min(minute) AS first, max(minute) AS last FROM (${minutes}) AS m`;
-  if (!span?.first || !span.last) return { step_seconds: 60, points: [] };
-  const spanMinutes = (span.last.getTime() - span.first.getTime()) / 60_000 + 1;
-  const step = Math.max(1, Math.ceil(spanMinutes / MAX_POINTS)) * 60;
-  const rows = await deps.db.$queryRaw<{ at: Date; outcome: string; n: number }[]>`
-    SELECT date_bin(make_interval(secs => ${step}), minute, ${span.first}::timestamptz) AS at, outcome,
-           sum(n)::integer AS n
-      FROM (${minutes}) AS m
-     GROUP BY 1, 2
-    HAVING sum(n) <> 0
-     ORDER BY 1, 2`;
+  // One statement: the minutes, their span, the step that keeps the points under MAX_POINTS, the points.
+  const rows = await deps.db.$queryRaw<{ at: Date; step: number; outcome: string; n: number }[]>`
+    WITH minutes AS (
+      SELECT minute, outcome, calls AS n FROM campaign_call_minutes WHERE campaign_id = ${campaignId}::uuid
+      UNION ALL
+      SELECT date_trunc('minute', started_at, 'UTC'), outcome, delta FROM call_stat_deltas
+       WHERE campaign_id = ${campaignId}::uuid AND account_id = ${accountId}::uuid
+    ), step AS (
+      SELECT min(minute) AS first,
+             greatest(1, ceil((extract(epoch FROM max(minute) - min(minute)) / 60 + 1) / ${MAX_POINTS}))::int * 60 AS secs
+        FROM minutes
+    )
+    SELECT date_bin(make_interval(secs => step.secs), m.minute, step.first) AS at, step.secs AS step, m.outcome,
+           sum(m.n)::integer AS n
+      FROM minutes m, step
+     GROUP BY 1, 2, 3
+    HAVING sum(m.n) <> 0
+     ORDER BY 1, 3`;
   const points = new Map<number, { at: number; calls: number; outcomes: Record<string, number> }>();
   for (const row of rows) {
     const at = row.at.getTime();
@@ -44,5 +44,5 @@ export async function campaignHistory(
     point.outcomes[row.outcome] = row.n;
     points.set(at, point);
   }
-  return { step_seconds: step, points: [...points.values()] };
+  return { step_seconds: rows[0]?.step ?? 60, points: [...points.values()] };
 }
