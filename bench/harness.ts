@@ -11,6 +11,7 @@ import {
   freePort,
   productionCommand,
   startTemporalOnFreePort,
+  PRODUCTION_CONNECTIONS,
   startTestProductionTemporal,
 } from '@voice/dev';
 import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
@@ -101,7 +102,10 @@ export interface BenchEnvironment {
 export async function benchEnvironment(): Promise<BenchEnvironment> {
   const database = await createTestDatabase();
   const server = process.env.BENCH_TEMPORAL_SERVER === 'production' ? 'production' : 'dev';
-  const temporal = server === 'dev' ? await startTemporalOnFreePort() : await startTestProductionTemporal();
+  const temporal =
+    server === 'dev'
+      ? await startTemporalOnFreePort()
+      : await startTestProductionTemporal(undefined, PRODUCTION_CONNECTIONS);
   return {
     database,
     temporal,

@@ -77,8 +77,28 @@ export interface ProductionTemporalOptions {
   dir: string;
   /** Its ports: free ones when omitted; those of an earlier start to start it again at the same address. */
   ports?: TemporalPorts;
+  /** Postgres connections per Temporal service (frontend, history, matching and worker each keep their own). */
+  connections?: TemporalConnections;
   log?: Log;
 }
+
+export interface TemporalConnections {
+  /** At most, to the main store. */
+  main: number;
+  /** At most, to the visibility store. */
+  visibility: number;
+  /** Kept open while idle, per store. */
+  idle: number;
+}
+
+/** A production server's budget: room for the throughput the benchmarks drive (4 services x 30 at most). */
+export const PRODUCTION_CONNECTIONS: TemporalConnections = { main: 20, visibility: 10, idle: 10 };
+
+/**
+ * A test server's budget, small enough that the suites running side by side (the integration suite's
+ * server and the chaos run's) stay well inside Postgres's default 100 connections.
+ */
+export const TEST_CONNECTIONS: TemporalConnections = { main: 5, visibility: 2, idle: 1 };
 
 export interface TemporalPorts {
   frontend: number;
@@ -199,7 +219,10 @@ export interface TestProductionTemporal {
  * The production server on the tests' PostgreSQL server (TEST_DATABASE_ADMIN_URL), on two databases of
  * its own that `stop()` drops: for the integration suite, the chaos run and the benchmarks.
  */
-export async function startTestProductionTemporal(log?: Log): Promise<TestProductionTemporal> {
+export async function startTestProductionTemporal(
+  log?: Log,
+  connections: TemporalConnections = TEST_CONNECTIONS,
+): Promise<TestProductionTemporal> {
   const admin = new URL(TEST_ADMIN_URL);
   const name = `temporal_test_${randomBytes(4).toString('hex')}`;
   const databases = { main: name, visibility: `${name}_visibility` };
@@ -212,6 +235,7 @@ export async function startTestProductionTemporal(log?: Log): Promise<TestProduc
     },
     databases,
     dir: mkdtempSync(join(tmpdir(), 'voice-temporal-')),
+    connections,
     ...(log ? { log } : {}),
   };
   let temporal = await startProductionTemporal(options);
@@ -282,11 +306,11 @@ async function registerNamespace(address: string): Promise<void> {
 }
 
 function serverConfig(
-  { postgres, databases }: ProductionTemporalOptions,
+  { postgres, databases, connections = PRODUCTION_CONNECTIONS }: ProductionTemporalOptions,
   ports: TemporalPorts,
   dynamicConfigPath: string,
 ): string {
-  const store = (database: string, maxConns: number) => `      sql:
+  const store = (database: string, maxConns: number, maxIdleConns: number) => `      sql:
         pluginName: "postgres12"
         databaseName: "${database}"
         connectAddr: "${postgres.host}:${postgres.port}"
@@ -294,7 +318,7 @@ function serverConfig(
         user: "${postgres.user}"
         password: "${postgres.password ?? ''}"
         maxConns: ${maxConns}
-        maxIdleConns: ${maxConns}
+        maxIdleConns: ${maxIdleConns}
         maxConnLifetime: "1h"`;
   const service = (grpcPort: number, membershipPort: number, extra = '') => `    rpc:
       grpcPort: ${grpcPort}
@@ -310,9 +334,9 @@ persistence:
   numHistoryShards: 4
   datastores:
     postgres-default:
-${store(databases.main, 20)}
+${store(databases.main, connections.main, Math.min(connections.idle, connections.main))}
     postgres-visibility:
-${store(databases.visibility, 10)}
+${store(databases.visibility, connections.visibility, Math.min(connections.idle, connections.visibility))}
 
 global:
   membership:

@@ -26,12 +26,19 @@ export async function setup(project: TestProject): Promise<void> {
   const deployed = deployServices(deployRoot, ['api', 'worker', 'media', 'cli']).then(() =>
     console.log(`[deploy] api, worker, media and cli deployed in ${Date.now() - started} ms`),
   );
-  // The server starts while the services deploy; should the deploy fail, teardown still stops it.
+  // The server starts while the services deploy. Both are awaited before either failure is thrown, so
+  // a failed deploy never leaves a server still starting behind the teardown.
   const serving = startTestProductionTemporal((message) => console.log(`[temporal] ${message}`)).then(
     (server) => (temporal = server),
   );
-  const [server] = await Promise.all([serving, deployed]);
-  project.provide('temporalAddress', server.address);
+  const [server, deploy] = await Promise.allSettled([serving, deployed]);
+  if (server.status === 'rejected') throw server.reason;
+  if (deploy.status === 'rejected') {
+    await temporal?.stop();
+    temporal = undefined;
+    throw deploy.reason;
+  }
+  project.provide('temporalAddress', server.value.address);
   project.provide('deployRoot', deployRoot);
 }
 
