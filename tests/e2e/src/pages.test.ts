@@ -398,8 +398,10 @@ describe('every page', () => {
       await page.setViewportSize({ width, height });
       for (const url of urls) {
         await page.goto(url);
+        // The page's heading, then its data: no section still loading (not network idle, which the
+        // live views' polling keeps at bay for half a second at least).
         await page.getByRole('heading', { level: 1 }).first().waitFor();
-        await page.waitForLoadState('networkidle');
+        await page.waitForFunction(() => !document.querySelector('.loading'));
         const where = `${url} @${width}px`;
         const shot = SCREENSHOTS[url];
         // At phone width, one page shows how the layout folds.
