@@ -1,7 +1,9 @@
 // `pnpm temporal:dev` starts a Temporal dev server on its own (default ports, persistence under .data/);
-// `tsx scripts/temporal.ts ensure` only makes sure the CLI and the production server are built (before the test suite).
+// `tsx scripts/temporal.ts ensure` only makes sure the CLI, the production server and the chart's tools (helm,
+// kubeconform) are built (before the test suite).
 import { join } from 'node:path';
 import {
+  buildChartTools,
   buildTemporalServer,
   DATA_DIR,
   resolveTemporalCli,
@@ -21,6 +23,9 @@ if (process.argv[2] === 'ensure') {
   // The integration suite runs the production server (PostgreSQL persistence), built from source once.
   const server = buildTemporalServer(log);
   log(`using the Temporal server ${TEMPORAL_SERVER_VERSION}: ${server.server}`);
+  // The chart's checks (tests/chart) run helm and kubeconform, built the same way.
+  const chartTools = buildChartTools(log);
+  log(`using helm and kubeconform: ${chartTools.helm}, ${chartTools.kubeconform}`);
 } else {
   const temporal = await startTemporal({
     dbFile: join(DATA_DIR, 'temporal.db'),

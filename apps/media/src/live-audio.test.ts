@@ -1,6 +1,6 @@
 import { mulawDecode, rms } from '@voice/audio';
 import { loadCallAgent } from '@voice/core';
-import { waitFor } from '@voice/dev';
+import { startBareLoop, waitFor } from '@voice/dev';
 import { espeakTextToSpeech, type SpeechToText } from '@voice/providers';
 import type { MediaStreamRecord } from '@voice/twilio-emulator';
 import { describe, expect, it } from 'vitest';
@@ -170,7 +170,9 @@ describe('live audio at the carrier', () => {
     const welcome = 'Hello Dana, this is the clinic calling about your appointment.';
     const calls = [];
     for (let i = 0; i < 50; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
-    // A scrape resets the event loop's figures: what follows is measured from here.
+    // A scrape resets the event loop's figures: what follows is measured from here, beside a bare
+    // process's over the same window (what the machine's load alone costs).
+    const bare = await startBareLoop();
     await fetch(metricsUrl).then((response) => response.text());
     const streams = calls.map((callId) => connect(callId, []));
     // Fifty sentences of about 0.3 s of synthesis each on one speech thread: some 15 s, a minute at most.
@@ -178,11 +180,13 @@ describe('live audio at the carrier', () => {
       streams.every((stream) => stream.record.marks.some((mark) => mark.echoedAt !== null)),
     );
     const metrics = await fetch(metricsUrl).then((response) => response.text());
+    const baseline = await bare.stop();
     const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]) * 1000;
     const p99 = figure('nodejs_eventloop_lag_p99_seconds');
     console.info(
-      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms`,
+      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms; a bare process beside it: p99 ${baseline.p99.toFixed(1)} ms`,
     );
-    expect(p99).toBeLessThan(50);
+    // One sentence synthesized on the main thread would block it for some 300 ms.
+    expect(p99 - baseline.p99).toBeLessThan(50);
   }, 90_000);
 });

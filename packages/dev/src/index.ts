@@ -8,3 +8,5 @@ export * from './services';
 export * from './wait';
 export * from './http';
 export * from './deploy';
+export * from './chart-tools';
+export * from './bare-loop';

@@ -7,10 +7,9 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import proto from '@temporalio/proto';
 import { dropDatabase, TEST_ADMIN_URL } from '@voice/db/testing';
-import { childEnvironment } from './env';
 import { CACHE_DIR } from './paths';
 import { freeLowPort } from './ports';
-import { goBinary, SEARCH_ATTRIBUTES, stopChild, waitUntilServing } from './temporal-server';
+import { runGo, SEARCH_ATTRIBUTES, stopChild, waitUntilServing } from './temporal-server';
 
 /**
  * The Temporal server as production runs it (what docker-compose runs in its own image): built from the
@@ -34,15 +33,7 @@ export interface TemporalServerBuild {
   schemaDir: string;
 }
 
-function go(args: string[], env: Record<string, string> = {}) {
-  const binary = goBinary();
-  if (!binary) throw new Error('Go is needed to build the Temporal server (Go 1.25 or later)');
-  return spawnSync(binary, args, {
-    env: childEnvironment(env),
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
+const go = (args: string[], env: Record<string, string> = {}) => runGo('the Temporal server', args, env);
 
 /** The server and its SQL tool, built into .cache on first use (several minutes, once per machine). */
 export function buildTemporalServer(log: Log = () => {}): TemporalServerBuild {

@@ -59,6 +59,17 @@ export function goBinary(): string | null {
   return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null;
 }
 
+/** Runs `go` (found by goBinary) with `env` added, its stdout captured, for building `what`. */
+export function runGo(what: string, args: string[], env: Record<string, string> = {}) {
+  const binary = goBinary();
+  if (!binary) throw new Error(`Go is needed to build ${what} (Go 1.25 or later)`);
+  return spawnSync(binary, args, {
+    env: childEnvironment(env),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
 /** Locates (or builds) the Temporal CLI. */
 export function resolveTemporalCli(log: Log = () => {}): TemporalCli {
   const fromPath = onPath('temporal');
