@@ -202,21 +202,27 @@ export async function startBenchApi(
 }
 
 /**
- * The api (when asked) and a worker as processes over the benchmark's database and Temporal server,
+ * The api (when asked) and a worker (or `workers` of them) as processes over the benchmark's database and Temporal server,
  * with zero-duration simulated calls; resolves once both answer their health checks.
  */
 export async function startServices(
   bench: BenchEnvironment,
-  { api: withApi, env = {} }: { api: boolean; env?: Record<string, string> },
-): Promise<{ api: AppProcess | null; apiUrl: string; worker: AppProcess }> {
+  {
+    api: withApi,
+    env = {},
+    workers: count = 1,
+  }: { api: boolean; env?: Record<string, string>; workers?: number },
+): Promise<{ api: AppProcess | null; apiUrl: string; worker: AppProcess; workers: AppProcess[] }> {
   const shared = benchServiceEnv(bench, env);
   const apiPort = await freePort();
   const api = withApi ? startApp('api', { ...shared, PORT: String(apiPort) }) : null;
-  const workerHealthPort = await freePort();
-  const worker = startApp('worker', { ...shared, WORKER_HEALTH_PORT: String(workerHealthPort) });
+  const healthPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const workers = healthPorts.map((port) =>
+    startApp('worker', { ...shared, WORKER_HEALTH_PORT: String(port) }),
+  );
   if (api) await waitForHttp(`http://127.0.0.1:${apiPort}/healthz`);
-  await waitForHttp(`http://127.0.0.1:${workerHealthPort}/healthz`);
-  return { api, apiUrl: `http://127.0.0.1:${apiPort}`, worker };
+  for (const port of healthPorts) await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+  return { api, apiUrl: `http://127.0.0.1:${apiPort}`, worker: workers[0]!, workers };
 }
 
 /**

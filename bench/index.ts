@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|analytics|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|analytics|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard|scale] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -13,6 +13,7 @@ const benches = {
   'start-up': './start-up',
   voice: './voice',
   dashboard: './dashboard',
+  scale: './scale',
 } as const;
 const args = process.argv.slice(2);
 const serverFlag = args.indexOf('--server');

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
 import { MULAW_SILENCE, speak } from '@voice/audio';
 import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
 import { describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { deepgramSpeechToText, openAiSpeechToText, type SpeechToText } from './stt';
 
 /** Each speech-to-text adapter against its provider's protocol (emulated), fed real speech in 20 ms frames. */
@@ -55,6 +58,41 @@ describe('speech-to-text adapters', () => {
       });
     } finally {
       await emulator.stop();
+    }
+  });
+
+  it('Deepgram: audio arriving while the provider closes the stream is dropped, and the failure reported once it closed', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    const connected = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+    const failures: string[] = [];
+    try {
+      const stream = await deepgramSpeechToText({
+        apiKey: 'dg-test',
+        baseUrl: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        model: 'nova-2',
+        endpointingMs: 300,
+      }).open(
+        { language: 'en' },
+        { speech: () => {}, utterance: () => {}, failed: (reason) => void failures.push(reason) },
+      );
+      const provider = await connected;
+      // The provider closes the stream and reads nothing more: the client's closing handshake cannot
+      // finish, so its socket stays closing (no longer open, not yet closed) while the call's audio comes.
+      (provider as unknown as { _socket: Socket })._socket.pause();
+      provider.close(1011, 'internal error');
+      for (let frame = 0; frame < 50; frame += 1) {
+        expect(() => stream.send(silence(20))).not.toThrow();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(failures).toEqual([]);
+      provider.terminate();
+      const deadline = Date.now() + 5_000;
+      while (failures.length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(failures).toEqual([expect.stringMatching(/^speech-to-text stream closed/)]);
+    } finally {
+      server.close();
     }
   });
 

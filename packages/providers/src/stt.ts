@@ -48,6 +48,9 @@ interface DeepgramResults {
   channel?: { alternatives?: { transcript?: string; words?: { end?: number }[] }[] };
 }
 
+/** The WebSocket `readyState` of an open connection. */
+const WEBSOCKET_OPEN = 1;
+
 function secondsToMs(seconds: unknown): number | undefined {
   return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }
@@ -118,7 +121,10 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
       await socket.waitForOpen();
       return {
         send: (audio) => {
-          if (!closing) socket.sendMedia(audio);
+          // Between the provider closing the stream and its close event the socket is no longer open, and
+          // the SDK's send throws there (synchronously, out of the carrier's message handler: the whole
+          // process would go). That audio is dropped; the close event reports the failure.
+          if (!closing && socket.readyState === WEBSOCKET_OPEN) socket.sendMedia(audio);
         },
         async close() {
           if (closing) return;

@@ -32,6 +32,20 @@ export function lineSocket<L extends PacedLine>(socket: WebSocket, logger: Logge
       return line;
     },
     refuse,
+    /**
+     * The connection's message handler, guarded: what it throws ends this connection (logged, closed
+     * with 1011, its line ended) instead of the process and every other call it holds.
+     */
+    guard<A extends unknown[]>(handle: (...args: A) => void): (...args: A) => void {
+      return (...args) => {
+        try {
+          handle(...args);
+        } catch (error) {
+          logger.error({ err: error }, `${what} failed`);
+          socket.close(1011, 'the conversation failed');
+        }
+      };
+    },
     /** The start came: the line is opened and taken (or refused). */
     open(opened: L, take: (line: L) => Taking) {
       clearTimeout(startTimer);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { FrameClock } from './frame-clock';
 import { lineSocket, type Taking } from './line-socket';
 import { TwilioLine } from './twilio-line';
@@ -18,17 +18,20 @@ export type StreamTaker = (line: TwilioLine, parameters: Record<string, string>)
  */
 export function acceptTwilioStream(socket: WebSocket, clock: FrameClock, take: StreamTaker, logger: Logger) {
   const connection = lineSocket<TwilioLine>(socket, logger, 'media stream');
-  socket.on('message', (data) => {
-    const message = parseInbound(String(data));
-    if (!message) return;
-    const line = connection.line;
-    if (message.event === 'start' && !line)
-      connection.open(new TwilioLine(socket, message.start.streamSid, clock), (opened) =>
-        take(opened, message.start.customParameters),
-      );
-    else if (message.event === 'media') line?.received(message.audio);
-    else if (message.event === 'mark') line?.marked(message.name);
-    else if (message.event === 'dtmf') line?.pressed(message.digit);
-    else if (message.event === 'stop') line?.ended();
-  });
+  socket.on(
+    'message',
+    connection.guard((data: RawData) => {
+      const message = parseInbound(String(data));
+      if (!message) return;
+      const line = connection.line;
+      if (message.event === 'start' && !line)
+        connection.open(new TwilioLine(socket, message.start.streamSid, clock), (opened) =>
+          take(opened, message.start.customParameters),
+        );
+      else if (message.event === 'media') line?.received(message.audio);
+      else if (message.event === 'mark') line?.marked(message.name);
+      else if (message.event === 'dtmf') line?.pressed(message.digit);
+      else if (message.event === 'stop') line?.ended();
+    }),
+  );
 }

@@ -33,22 +33,26 @@ function parseControl(
  */
 export function acceptWebCall(socket: WebSocket, clock: FrameClock, take: WebCallTaker, logger: Logger) {
   const connection = lineSocket<WebLine>(socket, logger, 'web call');
-  socket.on('message', (data: RawData, isBinary: boolean) => {
-    const line = connection.line;
-    if (isBinary) {
-      line?.heard(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
-      return;
-    }
-    const message = parseControl(String(data));
-    if (!message) return;
-    if (message.event === 'start' && !line) {
-      const accessToken = message.access_token;
-      if (typeof accessToken !== 'string') return connection.refuse('the start message has no access_token');
-      const accepted = (callId: string) =>
-        socket.send(JSON.stringify({ event: 'started', call_id: callId, sample_rate: WEB_SAMPLE_RATE }));
-      connection.open(new WebLine(socket, clock), (opened) => take(opened, accessToken, accepted));
-    } else if (message.event === 'mark' && typeof message.name === 'string') line?.marked(message.name);
-    else if (message.event === 'dtmf' && typeof message.digit === 'string') line?.pressed(message.digit);
-    else if (message.event === 'hangup') line?.ended();
-  });
+  socket.on(
+    'message',
+    connection.guard((data: RawData, isBinary: boolean) => {
+      const line = connection.line;
+      if (isBinary) {
+        line?.heard(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
+        return;
+      }
+      const message = parseControl(String(data));
+      if (!message) return;
+      if (message.event === 'start' && !line) {
+        const accessToken = message.access_token;
+        if (typeof accessToken !== 'string')
+          return connection.refuse('the start message has no access_token');
+        const accepted = (callId: string) =>
+          socket.send(JSON.stringify({ event: 'started', call_id: callId, sample_rate: WEB_SAMPLE_RATE }));
+        connection.open(new WebLine(socket, clock), (opened) => take(opened, accessToken, accepted));
+      } else if (message.event === 'mark' && typeof message.name === 'string') line?.marked(message.name);
+      else if (message.event === 'dtmf' && typeof message.digit === 'string') line?.pressed(message.digit);
+      else if (message.event === 'hangup') line?.ended();
+    }),
+  );
 }

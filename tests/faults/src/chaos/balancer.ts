@@ -1,4 +1,5 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { connect as connectTcp, createServer as createNetServer, type Socket } from 'node:net';
 
 /**
  * The load balancer in front of the api instances, as production puts one there: PUBLIC_URL (where
@@ -75,6 +76,64 @@ export async function startBalancer(targets: () => string[]): Promise<Balancer> 
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The balancer in front of the media servers: connections, and how many went to each target. */
+export interface ConnectionBalancer {
+  port: number;
+  /** Connections passed to each target port so far. */
+  connections: Map<number, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The load balancer in front of the media servers, as production puts one there (docs/scaling.md): each
+ * TCP connection (a call's WebSocket) goes whole to one target, round robin, and stays there: the
+ * connection is the affinity. A target that refuses is skipped for the next; none left, the connection
+ * is closed (the carrier's stream fails, as it would).
+ */
+export async function startConnectionBalancer(targets: () => number[]): Promise<ConnectionBalancer> {
+  const connections = new Map<number, number>();
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.pause();
+    const live = targets();
+    const attempt = (tries: number) => {
+      if (tries >= live.length) return client.destroy();
+      const port = live[next++ % live.length]!;
+      const upstream = connectTcp(port, '127.0.0.1');
+      sockets.add(upstream);
+      let connected = false;
+      upstream.once('connect', () => {
+        connected = true;
+        connections.set(port, (connections.get(port) ?? 0) + 1);
+        client.pipe(upstream).pipe(client);
+        client.resume();
+        client.on('error', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+        client.on('close', () => upstream.destroy());
+      });
+      upstream.on('error', () => {
+        sockets.delete(upstream);
+        if (connected) client.destroy();
+        else attempt(tries + 1);
+      });
+    };
+    attempt(0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };

@@ -29,6 +29,8 @@ export interface ChaosOptions {
   faults: boolean;
   /** Seed of the run's random choices, printed so a run can be repeated. */
   seed?: string;
+  /** Worker processes and media servers of the production stack (2 and 1 by default). */
+  instances?: { workers: number; media: number };
   log?: (line: string) => void;
 }
 
@@ -48,6 +50,8 @@ export interface ChaosFigures {
   quiescenceMs: number;
   /** What the workers' reconcilers found and repaired during the run, killed workers included. */
   repairs: Record<string, { found: number; repaired: number }>;
+  /** The calls' streams each media server took (production stack only). */
+  mediaConnections: number[];
   violations: string[];
 }
 
@@ -155,6 +159,7 @@ export async function runChaos({
   faults,
   seed = randomBytes(4).toString('hex'),
   log = console.log,
+  instances,
 }: ChaosOptions): Promise<ChaosFigures> {
   const rand = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -163,7 +168,12 @@ export async function runChaos({
   const stack: ChaosTarget =
     target === 'dev'
       ? await startDevStack({ webhookHosts, log })
-      : await ChaosStack.start({ webhookHosts, taskQueue: `chaos-${seed}`, log });
+      : await ChaosStack.start({
+          webhookHosts,
+          taskQueue: `chaos-${seed}`,
+          log,
+          ...(instances ? { instances } : {}),
+        });
   const { key, agentId, from, taskQueue } = stack;
   const db = createDb(stack.databaseUrl, { maxConnections: 4 });
   const deps: CoreDeps = inspectorDeps(db);
@@ -347,6 +357,10 @@ export async function runChaos({
     failedDeliveries: await failedDeliveryCauses(deps),
     quiescenceMs,
     repairs: reconcilerRepairs(stack.workerLogs()),
+    mediaConnections:
+      stack instanceof ChaosStack
+        ? stack.media.map((_, i) => stack.mediaBalancer.connections.get(stack.mediaPorts[i]!) ?? 0)
+        : [],
     violations,
   };
 

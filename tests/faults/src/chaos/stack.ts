@@ -27,11 +27,11 @@ import {
 import { demoModel, demoTranscript, startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
 import { startTwilioEmulator, type TwilioEmulator } from '@voice/twilio-emulator';
 import pg from 'pg';
-import { startBalancer, type Balancer } from './balancer';
+import { startBalancer, startConnectionBalancer, type Balancer, type ConnectionBalancer } from './balancer';
 
 /**
  * The chaos run's stack, as production runs it: two api instances behind a load balancer (PUBLIC_URL),
- * two workers, the media server, on PostgreSQL, the PostgreSQL-backed Temporal server and Redis (the
+ * two workers (or as many as asked), the media server (or several, behind a connection balancer), on PostgreSQL, the PostgreSQL-backed Temporal server and Redis (the
  * rate-limit store), with Twilio, the language model and speech-to-text at their emulators. Every
  * process can be killed and started again in place: the same address, the same data.
  */
@@ -71,6 +71,8 @@ export interface ChaosStackOptions {
   webhookHosts: string[];
   taskQueue: string;
   log: (line: string) => void;
+  /** Worker processes (2) and media servers (1), the media servers behind a connection balancer. */
+  instances?: { workers: number; media: number };
 }
 
 const FROM = ['+14155550301', '+14155550302'];
@@ -87,10 +89,11 @@ export class ChaosStack implements ChaosTarget {
     readonly env: Record<string, string>,
     readonly apis: ApiProcess[],
     readonly workers: WorkerProcess[],
-    public media: MediaProcess,
+    readonly media: MediaProcess[],
+    readonly mediaBalancer: ConnectionBalancer,
     private redis: ServiceProcess,
     private readonly redisPort: number,
-    private readonly mediaPort: number,
+    readonly mediaPorts: number[],
     private readonly closers: (() => Promise<void>)[],
     private readonly recordingsDir: string,
     readonly taskQueue: string,
@@ -112,7 +115,7 @@ export class ChaosStack implements ChaosTarget {
   readonly faults: ChaosTarget['faults'] = {
     kill_api: (choose) => this.restartApi(Math.floor(choose() * this.apis.length)),
     kill_worker: (choose) => this.restartWorker(Math.floor(choose() * this.workers.length)),
-    kill_media: () => this.restartMedia(),
+    kill_media: (choose) => this.restartMedia(Math.floor(choose() * this.media.length)),
     terminate_backends: async () => {
       const admin = new pg.Client({ connectionString: this.database.url });
       admin.on('error', () => {});
@@ -136,7 +139,12 @@ export class ChaosStack implements ChaosTarget {
     return [...this.retired.filter((service) => service.name.startsWith('worker')), ...this.workers];
   }
 
-  static async start({ webhookHosts, taskQueue, log }: ChaosStackOptions): Promise<ChaosStack> {
+  static async start({
+    webhookHosts,
+    taskQueue,
+    log,
+    instances = { workers: 2, media: 1 },
+  }: ChaosStackOptions): Promise<ChaosStack> {
     const database = await createTestDatabase();
     const deps = serviceDeps(database.db, { jwtSecret: JWT_SECRET, secretsKey: SECRETS_KEY });
     const { key, agent } = await seedAccount(deps, 'Chaos', FROM);
@@ -166,7 +174,8 @@ export class ChaosStack implements ChaosTarget {
     const stt = await startSttEmulator({ apiKey: 'dg-chaos', transcript: demoTranscript });
     const apis: ApiProcess[] = [];
     const balancer = await startBalancer(() => apis.filter((api) => api.running()).map((api) => api.url));
-    const mediaPort = await freeLowPort();
+    const mediaPorts = await Promise.all(Array.from({ length: instances.media }, () => freeLowPort()));
+    const mediaBalancer = await startConnectionBalancer(() => mediaPorts);
     const recordingsDir = mkdtempSync(join(tmpdir(), 'voice-chaos-recordings-'));
     const url = new URL(database.url);
     url.searchParams.set('application_name', APPLICATION_NAME);
@@ -183,7 +192,7 @@ export class ChaosStack implements ChaosTarget {
       TWILIO_AUTH_TOKEN: twilio.authToken,
       TWILIO_API_BASE_URL: twilio.url,
       CARRIER_SAFETY_NET_MS: '15000',
-      MEDIA_PUBLIC_URL: `ws://127.0.0.1:${mediaPort}/media/twilio`,
+      MEDIA_PUBLIC_URL: `ws://127.0.0.1:${mediaBalancer.port}/media/twilio`,
       RECORDINGS_DIR: recordingsDir,
       OPENAI_API_KEY: 'sk-chaos',
       OPENAI_BASE_URL: llm.baseUrl,
@@ -200,14 +209,12 @@ export class ChaosStack implements ChaosTarget {
       RECONCILE_INTERVAL_MS: '5000',
       RECONCILE_GRACE_MS: '20000',
     };
-    const [api1, api2, worker1, worker2, media] = await Promise.all([
-      startApi('api-1', env),
-      startApi('api-2', env),
-      startWorker('worker-1', env),
-      startWorker('worker-2', env),
-      startMedia('media', env, mediaPort),
+    const [started, workers, media] = await Promise.all([
+      Promise.all([startApi('api-1', env), startApi('api-2', env)]),
+      Promise.all(Array.from({ length: instances.workers }, (_, i) => startWorker(`worker-${i + 1}`, env))),
+      Promise.all(mediaPorts.map((port, i) => startMedia(`media-${i + 1}`, env, port))),
     ]);
-    apis.push(api1, api2);
+    apis.push(...started);
     return new ChaosStack(
       database,
       temporal,
@@ -215,12 +222,19 @@ export class ChaosStack implements ChaosTarget {
       balancer,
       env,
       apis,
-      [worker1, worker2],
+      workers,
       media,
+      mediaBalancer,
       redis,
       redisPort,
-      mediaPort,
-      [() => twilio.close(), () => llm.stop(), () => stt.stop(), () => balancer.close()],
+      mediaPorts,
+      [
+        () => twilio.close(),
+        () => llm.stop(),
+        () => stt.stop(),
+        () => balancer.close(),
+        () => mediaBalancer.close(),
+      ],
       recordingsDir,
       taskQueue,
       key,
@@ -230,7 +244,7 @@ export class ChaosStack implements ChaosTarget {
 
   /** The service processes now running (or meant to be). */
   services(): ServiceProcess[] {
-    return [...this.apis, ...this.workers, this.media];
+    return [...this.apis, ...this.workers, ...this.media];
   }
 
   async restartApi(index: number) {
@@ -245,10 +259,10 @@ export class ChaosStack implements ChaosTarget {
     this.workers[index] = await startWorker(`worker-${index + 1}`, this.env);
   }
 
-  async restartMedia() {
-    this.retired.push(this.media);
-    await this.media.kill();
-    this.media = await startMedia('media', this.env, this.mediaPort);
+  async restartMedia(index: number) {
+    this.retired.push(this.media[index]!);
+    await this.media[index]!.kill();
+    this.media[index] = await startMedia(`media-${index + 1}`, this.env, this.mediaPorts[index]);
   }
 
   async restartRedis() {
