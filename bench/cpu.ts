@@ -8,7 +8,7 @@ import type { AppProcess } from './harness';
  * Starts measuring; `report()` gives the cores each group kept busy since, the interrupts and the whole
  * machine, as one line.
  */
-export function cpuMeter({ api, worker }: { api?: AppProcess | null; worker: AppProcess }) {
+export function cpuMeter({ api, worker }: { api?: AppProcess | null; worker: AppProcess | AppProcess[] }) {
   // The dev server's binary is `temporal`, the server built from source `server`.
   const temporalPid = childPids(process.pid).find((pid) =>
     ['temporal', 'server'].includes(readProc(pid, 'comm').trim()),
@@ -22,7 +22,7 @@ export function cpuMeter({ api, worker }: { api?: AppProcess | null; worker: App
       // A process that exited in between is not counted.
       const groupOf = new Map<number, string>();
       if (api) for (const pid of tree(api.child.pid!)) groupOf.set(pid, 'api');
-      for (const pid of tree(worker.child.pid!)) groupOf.set(pid, 'worker');
+      for (const each of [worker].flat()) for (const pid of tree(each.child.pid!)) groupOf.set(pid, 'worker');
       if (temporalPid) groupOf.set(temporalPid, 'Temporal');
       groupOf.set(process.pid, 'benchmark');
       const cpu = new Map<string, number>(

@@ -70,7 +70,7 @@ for (const workers of INSTANCES) {
     }));
     await call(`campaign-contacts-add/${campaignId}`, { contacts });
   }
-  const cpu = cpuMeter({ api: services.api, worker: services.worker });
+  const cpu = cpuMeter({ api: services.api, worker: services.workers });
   const started = Date.now();
   await call(`campaign-resume/${campaignId}`, {});
   await client.workflow.getHandle(`campaign-${campaignId}`).result();
