@@ -3,9 +3,10 @@
 // the largest history of any campaign run, peak RSS of api and worker.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { addPhoneNumber } from '@voice/core';
 import {
-  benchAccount,
+  benchCampaignAccount,
+  benchCaller,
+  draftBenchCampaign,
   benchEnvironment,
   benchTitle,
   emptyWorkflowRate,
@@ -16,48 +17,23 @@ import { cpuMeter } from './cpu';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_MAX_CONCURRENT ?? 200);
-const BATCH = 10_000;
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const bench = await benchEnvironment();
 const { db } = bench.database;
-const { deps, accountId, key } = await benchAccount(db);
-const agent = await db.agent.create({
-  data: { accountId, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
-});
-await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
+const { key, agent } = await benchCampaignAccount(db);
 
 const services = await startServices(bench, { api: true });
 const api = services.api!;
 const { worker, apiUrl } = services;
 
-const call = async (path: string, body: unknown) => {
-  const response = await fetch(`${apiUrl}/functions/v1/${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-};
-// Outcomes follow the simulator's default mix; retries are off, so each contact is dialed once.
-const created = await call('campaign-create', {
+const call = benchCaller(apiUrl, key);
+const campaignId = await draftBenchCampaign(call, {
   name: 'Bench',
-  agent_id: agent.id,
-  from_numbers: ['+14155550100'],
-  max_concurrent_calls: CONCURRENCY,
-  dials_per_minute: null,
-  retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
-  draft: true,
+  agentId: agent.id,
+  contacts: CONTACTS,
+  concurrency: CONCURRENCY,
 });
-const campaignId = created.campaign_id as string;
-for (let from = 0; from < CONTACTS; from += BATCH) {
-  const contacts = Array.from({ length: Math.min(BATCH, CONTACTS - from) }, (_, i) => ({
-    to_number: `+1${String(2012000000 + from + i)}`,
-  }));
-  await call(`campaign-contacts-add/${campaignId}`, { contacts });
-}
 const started = Date.now();
 const cpu = cpuMeter({ api, worker });
 await call(`campaign-resume/${campaignId}`, {});

@@ -14,7 +14,14 @@ import {
   PRODUCTION_CONNECTIONS,
   startTestProductionTemporal,
 } from '@voice/dev';
-import { createAccount, deferredWorkflows, systemClock, systemResolver, type CoreDeps } from '@voice/core';
+import {
+  addPhoneNumber,
+  createAccount,
+  deferredWorkflows,
+  systemClock,
+  systemResolver,
+  type CoreDeps,
+} from '@voice/core';
 import type { Db } from '@voice/db';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 
@@ -161,6 +168,16 @@ export async function benchAccount(db: Db): Promise<{ deps: CoreDeps; accountId:
   return { deps, accountId: account.id, key };
 }
 
+/** An account with an API key, an agent, and the number its campaigns dial from (`+14155550100`). */
+export async function benchCampaignAccount(db: Db) {
+  const account = await benchAccount(db);
+  const agent = await db.agent.create({
+    data: { accountId: account.accountId, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
+  });
+  await addPhoneNumber(account.deps, { accountId: account.accountId, phone_number: '+14155550100' });
+  return { ...account, agent };
+}
+
 /** Agents for a benchmark's calls: `Agent 1` … `Agent n` of the account. */
 export function benchAgents(db: Db, accountId: string, count = 4) {
   return Promise.all(
@@ -258,4 +275,47 @@ export async function emptyWorkflowRate(
     await connection.close();
     await nativeConnection.close();
   }
+}
+
+/** POSTs to the api's REST functions as a client does (`path` after /functions/v1/); the JSON answer, or throws. */
+export function benchCaller(apiUrl: string, key: string) {
+  return async (path: string, body: unknown) => {
+    const response = await fetch(`${apiUrl}/functions/v1/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/**
+ * A draft campaign created and filled over HTTP as a client would: `contacts` numbers from
+ * `+1<firstNumber>` up, in batches of 10,000, `concurrency` at once and no pacing limit. Outcomes follow
+ * the simulator's default mix; retries are off, so each contact is dialed once. Resume it to start.
+ */
+export async function draftBenchCampaign(
+  call: ReturnType<typeof benchCaller>,
+  options: { name: string; agentId: string; contacts: number; concurrency: number; firstNumber?: number },
+): Promise<string> {
+  const { contacts: total, firstNumber = 2012000000 } = options;
+  const created = await call('campaign-create', {
+    name: options.name,
+    agent_id: options.agentId,
+    from_numbers: ['+14155550100'],
+    max_concurrent_calls: options.concurrency,
+    dials_per_minute: null,
+    retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
+    draft: true,
+  });
+  const campaignId = created.campaign_id as string;
+  for (let from = 0; from < total; from += 10_000) {
+    const contacts = Array.from({ length: Math.min(10_000, total - from) }, (_, i) => ({
+      to_number: `+1${String(firstNumber + from + i)}`,
+    }));
+    await call(`campaign-contacts-add/${campaignId}`, { contacts });
+  }
+  return campaignId;
 }

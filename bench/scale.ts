@@ -18,10 +18,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { addPhoneNumber, reconcile } from '@voice/core';
+import { reconcile } from '@voice/core';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { cpuMeter } from './cpu';
-import { benchAccount, benchEnvironment, benchTitle, startServices } from './harness';
+import {
+  benchCampaignAccount,
+  benchCaller,
+  benchEnvironment,
+  benchTitle,
+  draftBenchCampaign,
+  startServices,
+} from './harness';
 
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 3_000);
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 90);
@@ -34,42 +41,20 @@ const violations: string[] = [];
 // Part 1: the engine.
 const bench = await benchEnvironment();
 const { db } = bench.database;
-const { deps, accountId, key } = await benchAccount(db);
-const agent = await db.agent.create({
-  data: { accountId, name: 'Bench agent', voiceId: 'he-ori', prompt: 'Hi.' },
-});
-await addPhoneNumber(deps, { accountId, phone_number: '+14155550100' });
+const { deps, key, agent } = await benchCampaignAccount(db);
 const connection = await Connection.connect({ address: bench.temporal.address });
 const client = new Client({ connection });
 const engine: { workers: number; seconds: number; calls: number; cpu: string }[] = [];
 for (const workers of INSTANCES) {
   const services = await startServices(bench, { api: true, workers });
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(`${services.apiUrl}/functions/v1/${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const created = await call('campaign-create', {
+  const call = benchCaller(services.apiUrl, key);
+  const campaignId = await draftBenchCampaign(call, {
     name: `Scale ${workers}`,
-    agent_id: agent.id,
-    from_numbers: ['+14155550100'],
-    max_concurrent_calls: CONCURRENCY,
-    dials_per_minute: null,
-    retry_policy: { retry_on: [], max_attempts: 1, delay_seconds: 0 },
-    draft: true,
+    agentId: agent.id,
+    contacts: CONTACTS,
+    concurrency: CONCURRENCY,
+    firstNumber: 2012000000 + workers * 1_000_000,
   });
-  const campaignId = created.campaign_id as string;
-  for (let from = 0; from < CONTACTS; from += 10_000) {
-    const contacts = Array.from({ length: Math.min(10_000, CONTACTS - from) }, (_, i) => ({
-      to_number: `+1${String(2012000000 + workers * 1_000_000 + from + i)}`,
-    }));
-    await call(`campaign-contacts-add/${campaignId}`, { contacts });
-  }
   const cpu = cpuMeter({ api: services.api, worker: services.workers });
   const started = Date.now();
   await call(`campaign-resume/${campaignId}`, {});

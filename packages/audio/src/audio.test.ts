@@ -1,5 +1,10 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  findSpeechEngine,
+  speakPcm,
   mulawDecode,
   mulawEncode,
   mulawEncodeSample,
@@ -41,6 +46,39 @@ describe('speech from eSpeak NG', () => {
 
   it('speaks text that starts with a dash rather than taking it for an option', async () => {
     expect((await speak('-5 degrees today')).length / 8000).toBeGreaterThan(0.5);
+  });
+  it('speaks through the espeak-ng program where there is one, as the WebAssembly build does', async (context) => {
+    const found = findSpeechEngine(undefined, process.env.PATH ?? '');
+    // CI installs the program (.ci/run); elsewhere, without it, only the WebAssembly build is there to test.
+    if (found.kind !== 'program') {
+      if (process.env.CI) throw new Error('the espeak-ng program is not on PATH (apt-get install espeak-ng)');
+      return context.skip();
+    }
+    const text = 'Hello, I would like to book an appointment for Tuesday.';
+    const [program, wasm] = await Promise.all([
+      speakPcm(text, 'en-us+f3', found),
+      speakPcm(text, 'en-us+f3', { kind: 'wasm' }),
+    ]);
+    expect(program.sampleRate).toBe(wasm.sampleRate);
+    // The same words at the same pace (Debian's eSpeak NG and the npm build differ by a version).
+    const ratio = program.samples.length / wasm.samples.length;
+    expect(ratio).toBeGreaterThan(0.9);
+    expect(ratio).toBeLessThan(1.1);
+    expect(rms(program.samples)).toBeGreaterThan(1000);
+  });
+
+  it('finds its engine: ESPEAK_NG_PATH, else espeak-ng on PATH, else the WebAssembly build; a failing program falls back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'espeak-'));
+    const failing = join(dir, 'espeak-ng');
+    writeFileSync(failing, '#!/bin/sh\necho "no such voice" >&2\nexit 1\n');
+    chmodSync(failing, 0o755);
+    expect(findSpeechEngine(undefined, `/nowhere:${dir}`)).toEqual({ kind: 'program', path: failing });
+    expect(findSpeechEngine(failing, '')).toEqual({ kind: 'program', path: failing });
+    expect(findSpeechEngine('wasm', dir)).toEqual({ kind: 'wasm' });
+    expect(findSpeechEngine(undefined, '/nowhere')).toEqual({ kind: 'wasm' });
+    // The program failing, the sentence is still spoken.
+    const spoken = await speakPcm('Still spoken.', 'en-us', { kind: 'program', path: failing });
+    expect(spoken.samples.length / spoken.sampleRate).toBeGreaterThan(0.5);
   });
 });
 

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { Piscina } from 'piscina';
 import { MULAW_SAMPLE_RATE, mulawEncode } from './mulaw';
 import { parseWav, resample } from './wav';
@@ -29,14 +32,67 @@ function espeakPool(): Piscina {
  * a few hundred milliseconds a first caller would otherwise wait): a service that speaks calls it at start.
  */
 export function startSpeechThreads(): void {
-  espeakPool();
+  if (speechEngine().kind === 'wasm') espeakPool();
 }
 
-/** Text spoken by eSpeak NG as 16-bit samples at its own rate. */
+/**
+ * Which eSpeak NG speaks: the `espeak-ng` program (Debian's package) when there is one, else the
+ * WebAssembly build on the pool above. The program costs about a twentieth of the CPU a sentence
+ * (BENCHMARKS.md, "Speech synthesis"): a fresh WebAssembly instance loads and sets up eSpeak NG for
+ * every sentence. `ESPEAK_NG_PATH` names the program; `wasm` keeps to the WebAssembly build.
+ */
+export type SpeechEngine = { kind: 'program'; path: string } | { kind: 'wasm' };
+
+let engine: SpeechEngine | undefined;
+
+export function speechEngine(): SpeechEngine {
+  engine ??= findSpeechEngine(process.env.ESPEAK_NG_PATH, process.env.PATH ?? '');
+  return engine;
+}
+
+export function findSpeechEngine(setting: string | undefined, path: string): SpeechEngine {
+  if (setting === 'wasm') return { kind: 'wasm' };
+  const candidates = setting
+    ? [setting]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, 'espeak-ng'));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return { kind: 'program', path: candidate };
+    } catch {
+      // not there
+    }
+  }
+  return { kind: 'wasm' };
+}
+
+/** The program's WAV on its standard output (a streamed WAV: its sizes unset). */
+function speakWithProgram(program: string, text: string, voice: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // `--` ends the options: text starting with a dash is spoken, not parsed as one.
+    execFile(
+      program,
+      ['-v', voice, '--stdout', '--', text],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
+  });
+}
+
+/** Text spoken by eSpeak NG as 16-bit samples at its own rate, by `using` (the engine found, unless given). */
 export async function speakPcm(
   text: string,
   voice = 'en-us',
+  using: SpeechEngine = speechEngine(),
 ): Promise<{ sampleRate: number; samples: Int16Array }> {
+  if (using.kind === 'program') {
+    // A program that fails (a voice its data lacks) leaves the sentence to the WebAssembly build.
+    const wav = await speakWithProgram(using.path, text, voice).catch(() => null);
+    if (wav) return parseWav(wav);
+  }
   const wav = (await espeakPool().run({ text, voice })) as Uint8Array;
   return parseWav(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength));
 }
