@@ -63,7 +63,9 @@ beforeAll(async () => {
     voice: {
       llm: reply,
       stt: (index) => SAID[index] ?? 'Sorry?',
-      media: { CALL_SILENCE_TIMEOUT_MS: '60000' },
+      // The model's requests time out after 2.5 s, not 8: the emulator answers at once, and the test of
+      // a model that never answers waits out two of them.
+      media: { CALL_SILENCE_TIMEOUT_MS: '60000', LLM_TIMEOUT_MS: '2500' },
     },
   });
   client = createVoiceClient({ baseUrl: stack.api.url, token: stack.seeded.key });
