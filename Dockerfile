@@ -32,7 +32,7 @@ RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@vo
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # Debian's eSpeak NG program: the offline speech (agents' fallback voice, voice samples) at about a
-# twentieth of the CPU of the WebAssembly build the services fall back to without it.
+# twelfth of the CPU of the WebAssembly build the services fall back to without it.
 RUN apt-get update && apt-get install -y --no-install-recommends espeak-ng && rm -rf /var/lib/apt/lists/*
 # Where the media server writes recordings and the api reads them (one volume shared by both, or S3).
 RUN mkdir -p /recordings && chown node:node /recordings

@@ -37,7 +37,7 @@ export function startSpeechThreads(): void {
 
 /**
  * Which eSpeak NG speaks: the `espeak-ng` program (Debian's package) when there is one, else the
- * WebAssembly build on the pool above. The program costs about a twentieth of the CPU a sentence
+ * WebAssembly build on the pool above. The program costs about a twelfth of the CPU a sentence
  * (BENCHMARKS.md, "Speech synthesis"): a fresh WebAssembly instance loads and sets up eSpeak NG for
  * every sentence. `ESPEAK_NG_PATH` names the program; `wasm` keeps to the WebAssembly build.
  */
