@@ -69,8 +69,32 @@ export function findSpeechEngine(setting: string | undefined, path: string): Spe
   return { kind: 'wasm' };
 }
 
+/**
+ * Programs running at once: as many as the pool has threads (a core left for the thread that paces the
+ * calls). Fifty calls' sentences started together would otherwise finish together, and their audio's
+ * conversion on the main thread, back to back, would hold the calls' frames; one after another, each
+ * sentence's conversion fits between frames.
+ */
+const PROGRAMS_AT_ONCE = Math.max(1, availableParallelism() - 1);
+let programsRunning = 0;
+const programsWaiting: (() => void)[] = [];
+
+async function speakWithProgram(program: string, text: string, voice: string): Promise<Buffer> {
+  if (programsRunning >= PROGRAMS_AT_ONCE)
+    await new Promise<void>((resolve) => programsWaiting.push(resolve));
+  else programsRunning += 1;
+  try {
+    return await runProgram(program, text, voice);
+  } finally {
+    // The slot passes to the next sentence waiting, else frees.
+    const next = programsWaiting.shift();
+    if (next) next();
+    else programsRunning -= 1;
+  }
+}
+
 /** The program's WAV on its standard output (a streamed WAV: its sizes unset). */
-function speakWithProgram(program: string, text: string, voice: string): Promise<Buffer> {
+function runProgram(program: string, text: string, voice: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // `--` ends the options: text starting with a dash is spoken, not parsed as one.
     execFile(

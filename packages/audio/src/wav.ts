@@ -1,4 +1,7 @@
+import { endianness } from 'node:os';
 import { mulawDecodeByte, mulawEncode, MULAW_SAMPLE_RATE } from './mulaw';
+
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** A 16-bit PCM WAV file's samples (its first channel) and rate. */
 export function parseWav(file: Buffer): { sampleRate: number; samples: Int16Array } {
@@ -22,6 +25,17 @@ export function parseWav(file: Buffer): { sampleRate: number; samples: Int16Arra
     } else if (id === 'data') {
       if (!format || format.bits !== 16) throw new Error('Only 16-bit PCM WAV files are supported');
       const frames = Math.floor(size / (2 * format.channels));
+      // The first channel's samples. On a little-endian machine (every one Node runs on in practice) the
+      // bytes are copied as they are into an aligned array: a few seconds of speech in well under a
+      // millisecond, where reading sample by sample took 5 ms on the thread that paces calls' audio.
+      if (LITTLE_ENDIAN) {
+        const all = new Int16Array(frames * format.channels);
+        new Uint8Array(all.buffer).set(file.subarray(body, body + all.byteLength));
+        if (format.channels === 1) return { sampleRate: format.sampleRate, samples: all };
+        const samples = new Int16Array(frames);
+        for (let i = 0; i < frames; i++) samples[i] = all[i * format.channels]!;
+        return { sampleRate: format.sampleRate, samples };
+      }
       const samples = new Int16Array(frames);
       for (let i = 0; i < frames; i++) samples[i] = file.readInt16LE(body + i * 2 * format.channels);
       return { sampleRate: format.sampleRate, samples };
