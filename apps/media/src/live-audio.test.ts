@@ -1,7 +1,7 @@
-import { mulawDecode, rms } from '@voice/audio';
+import { mulawDecode, rms, speak } from '@voice/audio';
 import { loadCallAgent } from '@voice/core';
 import { startBareLoop, waitFor } from '@voice/dev';
-import { espeakTextToSpeech, type SpeechToText } from '@voice/providers';
+import { espeakTextToSpeech, type SpeechToText, type TextToSpeech } from '@voice/providers';
 import type { MediaStreamRecord } from '@voice/twilio-emulator';
 import { describe, expect, it } from 'vitest';
 import { sentencesOf } from './conversation/sentences';
@@ -164,7 +164,10 @@ describe('live audio at the carrier', () => {
   it('keeps the event loop free while speech is synthesized for 50 calls at once', async () => {
     // The callers stay silent: nothing for speech-to-text to hear.
     const silence: SpeechToText = { open: async () => ({ send: () => {}, close: async () => {} }) };
-    await start({ heard: [], reply: () => ({ say: 'Hi.' }), stt: silence });
+    // eSpeak NG's WebAssembly build, the engine that could hold this process's threads (some 300 ms of
+    // CPU a sentence, in a worker thread); the espeak-ng program runs in processes of its own.
+    const wasm: TextToSpeech = { synthesize: (text) => speak(text, 'en-us', { kind: 'wasm' }) };
+    await start({ heard: [], reply: () => ({ say: 'Hi.' }), stt: silence, tts: wasm });
     const metricsUrl = media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
     // Each call synthesizes its own welcome, all at once.
     const welcome = 'Hello Dana, this is the clinic calling about your appointment.';

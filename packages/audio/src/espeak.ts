@@ -122,7 +122,7 @@ export async function speakPcm(
 }
 
 /** Text spoken by eSpeak NG, as 8 kHz μ-law ready for a phone line. */
-export async function speak(text: string, voice = 'en-us'): Promise<Buffer> {
-  const { sampleRate, samples } = await speakPcm(text, voice);
+export async function speak(text: string, voice = 'en-us', using?: SpeechEngine): Promise<Buffer> {
+  const { sampleRate, samples } = await speakPcm(text, voice, using);
   return mulawEncode(resample(samples, sampleRate, MULAW_SAMPLE_RATE));
 }
