@@ -181,6 +181,15 @@ async function webhookScene(status: (request: number) => number) {
       const delivery = await deps.db.webhookDelivery.findFirstOrThrow();
       return client.workflow.getHandle(workflowIds.webhookDelivery(delivery.id)).result();
     },
+    /** Whether the delivery's workflow has recorded its first attempt's end and waits for the retry. */
+    async waitingForRetry() {
+      const delivery = await deps.db.webhookDelivery.findFirst();
+      if (!delivery) return false;
+      const history = await client.workflow
+        .getHandle(workflowIds.webhookDelivery(delivery.id))
+        .fetchHistory();
+      return (history.events ?? []).some((event) => event.timerStartedEventAttributes);
+    },
     async close() {
       receiver.close();
       await connection.close();
@@ -202,8 +211,14 @@ describe.concurrent('a worker process killed between two webhook attempts', () =
         if (Date.now() > deadline) throw new Error(`no first attempt: ${first.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      // Let the worker report the attempt, then kill it while the workflow waits for the retry.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Killed once the workflow has the attempt's result and waits for the retry (its timer started):
+      // killed before the worker reported the attempt, the activity would be retried only after its
+      // timeout, which is another window (the attempt's record, covered below).
+      while (!(await scene.waitingForRetry())) {
+        if (Date.now() > deadline)
+          throw new Error(`the delivery never waited for its retry: ${first.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await first.kill();
       outputs.push(first.output());
       expect(requests).toHaveLength(1);
