@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Piscina } from 'piscina';
+import { audioEnv } from './env';
 import { MULAW_SAMPLE_RATE, mulawEncode } from './mulaw';
 import { parseWav, resample } from './wav';
 
@@ -46,7 +47,7 @@ export type SpeechEngine = { kind: 'program'; path: string } | { kind: 'wasm' };
 let engine: SpeechEngine | undefined;
 
 export function speechEngine(): SpeechEngine {
-  engine ??= findSpeechEngine(process.env.ESPEAK_NG_PATH, process.env.PATH ?? '');
+  engine ??= findSpeechEngine(audioEnv.espeakNgPath, audioEnv.path);
   return engine;
 }
 

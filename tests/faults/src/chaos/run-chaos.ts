@@ -357,10 +357,7 @@ export async function runChaos({
     failedDeliveries: await failedDeliveryCauses(deps),
     quiescenceMs,
     repairs: reconcilerRepairs(stack.workerLogs()),
-    mediaConnections:
-      stack instanceof ChaosStack
-        ? stack.media.map((_, i) => stack.mediaBalancer.connections.get(stack.mediaPorts[i]!) ?? 0)
-        : [],
+    mediaConnections: stack instanceof ChaosStack ? stack.mediaStreams() : [],
     violations,
   };
 

@@ -90,10 +90,10 @@ export class ChaosStack implements ChaosTarget {
     readonly apis: ApiProcess[],
     readonly workers: WorkerProcess[],
     readonly media: MediaProcess[],
-    readonly mediaBalancer: ConnectionBalancer,
+    private readonly mediaBalancer: ConnectionBalancer,
     private redis: ServiceProcess,
     private readonly redisPort: number,
-    readonly mediaPorts: number[],
+    private readonly mediaPorts: number[],
     private readonly closers: (() => Promise<void>)[],
     private readonly recordingsDir: string,
     readonly taskQueue: string,
@@ -240,6 +240,11 @@ export class ChaosStack implements ChaosTarget {
       key,
       agent.id,
     );
+  }
+
+  /** The calls' streams each media server took, through the connection balancer. */
+  mediaStreams(): number[] {
+    return this.mediaPorts.map((port) => this.mediaBalancer.connections.get(port) ?? 0);
   }
 
   /** The service processes now running (or meant to be). */
