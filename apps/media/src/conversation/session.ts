@@ -130,6 +130,8 @@ export class ConversationSession implements LineListener {
     } catch (error) {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
+    // An answering machine found while speech-to-text opened: its message, not the welcome, is spoken.
+    if (this.closing) return;
     if (this.options.agent.welcomeMessage) await this.voice.speak(this.options.agent.welcomeMessage);
     if (this.closing) return;
     if (this.director) await this.flowStep(this.director.start());
