@@ -130,12 +130,12 @@ export class ConversationSession implements LineListener {
     } catch (error) {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
-    // An answering machine found while speech-to-text opened: its message, not the welcome, is spoken.
-    if (this.closing) return;
-    if (this.options.agent.welcomeMessage) await this.voice.speak(this.options.agent.welcomeMessage);
+    // Not when already closing (a machine's beep handled while speech-to-text opened: its message instead).
+    const { welcomeMessage } = this.options.agent;
+    if (welcomeMessage && !this.closing) await this.voice.speak(welcomeMessage);
     if (this.closing) return;
     if (this.director) await this.flowStep(this.director.start());
-    else if (!this.options.agent.welcomeMessage) await this.model.respond();
+    else if (!welcomeMessage) await this.model.respond();
   }
 
   /**
