@@ -130,7 +130,6 @@ export class ConversationSession implements LineListener {
     } catch (error) {
       return this.sttFailed(`speech-to-text unavailable: ${(error as Error).message}`);
     }
-    // Not when already closing (a machine's beep handled while speech-to-text opened: its message instead).
     const { welcomeMessage } = this.options.agent;
     if (welcomeMessage && !this.closing) await this.voice.speak(welcomeMessage);
     if (this.closing) return;
