@@ -19,6 +19,8 @@ import { completeText, openAiEmbedder, openAiLanguageModel, type LlmMessage } fr
 import { textToSpeechFromEnv } from '@voice/providers/tts-env';
 import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
+import { startTracing } from '@voice/telemetry';
+import { clientTracing } from '@voice/telemetry/temporal';
 import { loadEnv } from './env';
 import { createServer } from './server';
 
@@ -42,10 +44,16 @@ function throttledWarning(message: string) {
   };
 }
 
+// Spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+const tracing = await startTracing('voice-api');
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 // One Temporal connection for the life of the process; lazy, so the api starts even while Temporal is down.
 const temporal = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
-const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE });
+const client = new Client({
+  connection: temporal,
+  namespace: env.TEMPORAL_NAMESPACE,
+  interceptors: await clientTracing(tracing !== null),
+});
 
 const config = coreConfigFromEnv(env, `http://${env.HOST}:${env.PORT}`);
 // Credentials resolved once and kept briefly; revocations reach every instance through Postgres.
@@ -90,6 +98,7 @@ const server = createServer(
       await temporal.workflowService.getSystemInfo({});
     },
     logger,
+    traced: tracing !== null,
     // From src/main.ts (dev) and dist/main.js (built) alike, this checkout's apps/web/dist.
     dashboardDir: env.DASHBOARD_DIR ?? fileURLToPath(new URL('../../web/dist/', import.meta.url)),
     ...(flowModel ? { flowModel } : {}),
@@ -125,6 +134,7 @@ async function shutdown(signal: string) {
   await rateLimitStore.close();
   await temporal.close();
   await db.$disconnect();
+  await tracing?.shutdown();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

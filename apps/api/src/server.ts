@@ -9,6 +9,7 @@ import { registerHealth } from './http/health';
 import { createHttpMetrics } from './http/metrics';
 import { registerRecordings } from './http/recordings';
 import { requestIdFor } from './http/request-id';
+import { registerRequestSpans } from './http/request-spans';
 import { buildOpenApiDocument } from './openapi';
 import { restRoutes } from './rest';
 import { registerRemovedOperations, registerRestRoutes } from './rest/route';
@@ -28,6 +29,8 @@ export interface ServerDeps {
   voiceSamples?: TrpcContext['voiceSamples'];
   /** The language model of the flow builder's text chat (the deployment's LLM settings). */
   flowModel?: TrpcContext['flowModel'];
+  /** A span per request (the process exports traces: @voice/telemetry's startTracing). */
+  traced?: boolean;
 }
 
 export interface ServerOptions {
@@ -76,6 +79,7 @@ export function createServer(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (deps.traced) registerRequestSpans(app);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);

@@ -17,6 +17,7 @@ import {
   type RecordingStore,
 } from '@voice/core';
 import type { Logger } from 'pino';
+import { CallTrace } from './call-trace';
 import { storeFinishedConversation } from './finished-conversation';
 import type { MediaMetrics } from './metrics';
 import { ConversationSession } from './conversation/session';
@@ -119,6 +120,11 @@ export async function startCallConversation(
     log.warn('the flow agent has no flow that parses: its prompt leads the call');
   // What the conversation uses of its providers, stored with it for the call's cost.
   const usage = new UsageMeter();
+  const traced = CallTrace.start(
+    callId,
+    opener.kind,
+    opener.kind === 'phone_call' ? opener.parameters.traceparent : undefined,
+  );
   const session: ConversationSession = new ConversationSession(line, {
     // A web call has no carrier to hand the caller to: its agent does not offer transfers.
     agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
@@ -149,6 +155,7 @@ export async function startCallConversation(
           { ...result, functionInvocations: invocations, usage: usage.total() },
         );
       } finally {
+        traced.end(result.turnLatencies.length);
         // Until here the server's stop waits for it.
         running.sessions.delete(session);
         running.webCalls.delete(callId);
@@ -159,7 +166,9 @@ export async function startCallConversation(
       for (const [outcome, count] of Object.entries(counts))
         if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
     },
-    replied({ latencyMs, overheadMs, voiceToVoiceMs }) {
+    replied(timing) {
+      const { latencyMs, overheadMs, voiceToVoiceMs } = timing;
+      traced.turn(timing);
       const labels = { line: opener.kind === 'web_call' ? 'web' : 'phone' };
       running.metrics.replyLatency.observe(labels, latencyMs);
       running.metrics.replyOverhead.observe(labels, overheadMs);

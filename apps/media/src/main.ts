@@ -5,6 +5,8 @@ import { createDb } from '@voice/db';
 import { mediaTaskQueue } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
+import { startTracing } from '@voice/telemetry';
+import { clientTracing } from '@voice/telemetry/temporal';
 import { loadEnv } from './env';
 import {
   deepgramSpeechToText,
@@ -25,10 +27,16 @@ const llm = llmSettingsFromEnv(env)!;
 const embeddings = embeddingsSettingsFromEnv(env);
 
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'media' } });
+// Spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+const tracing = await startTracing('voice-media');
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 // Lazy, as the api's: the media server starts (and holds conversations) even while Temporal is down.
 const connection = await Connection.lazy({ address: env.TEMPORAL_ADDRESS });
-const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+const client = new Client({
+  connection,
+  namespace: env.TEMPORAL_NAMESPACE,
+  interceptors: await clientTracing(tracing !== null),
+});
 const workflows = createWorkflowStarter(client, env.TEMPORAL_TASK_QUEUE);
 const core = {
   db,
@@ -84,6 +92,7 @@ logger.info(
     stt: env.STT_PROVIDER,
     tts: env.TTS_PROVIDER,
     voiceActivity: env.VOICE_ACTIVITY_DETECTION,
+    traces: tracing ? 'otlp' : 'off',
   },
   'media server running',
 );
@@ -98,6 +107,7 @@ async function shutdown(signal: string) {
   await server.stop();
   await connection.close();
   await db.$disconnect();
+  await tracing?.shutdown();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

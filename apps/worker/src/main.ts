@@ -12,6 +12,8 @@ import {
 import { createDb } from '@voice/db';
 import { openAiLanguageModel } from '@voice/providers/llm';
 import { llmSettingsFromEnv } from '@voice/providers/llm-env';
+import { startTracing } from '@voice/telemetry';
+import { activityTracing, clientTracing } from '@voice/telemetry/temporal';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadEnv } from './env';
@@ -25,11 +27,17 @@ import { createWorker, workflowCodeBeside } from './worker';
 const env = loadEnv();
 const llm = llmSettingsFromEnv(env);
 const logger = pino({ level: env.LOG_LEVEL, base: { service: 'worker' } });
+// Spans exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+const tracing = await startTracing('voice-worker');
 
 const db = createDb(env.DATABASE_URL, { maxConnections: env.DATABASE_POOL_SIZE });
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 const clientConnection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
-const client = new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE });
+const client = new Client({
+  connection: clientConnection,
+  namespace: env.TEMPORAL_NAMESPACE,
+  interceptors: await clientTracing(tracing !== null),
+});
 // Links in webhooks and emails point at the api; PUBLIC_URL says where it is.
 const config = coreConfigFromEnv(env, 'http://127.0.0.1:3000');
 const deps = {
@@ -51,6 +59,7 @@ const worker = await createWorker({
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   deps,
   maxCachedWorkflows: env.WORKER_MAX_CACHED_WORKFLOWS,
+  activityInterceptors: await activityTracing(tracing !== null),
 });
 const relay = startWorkflowRelay(deps, {
   onError: (err) => logger.warn({ err }, 'workflow relay pass failed'),
@@ -83,6 +92,7 @@ logger.info(
     analysis: llm ? llm.model : 'none',
     health: `http://${env.WORKER_HEALTH_HOST}:${env.WORKER_HEALTH_PORT}/healthz`,
     reconciler: env.RECONCILE_INTERVAL_MS > 0 ? `every ${env.RECONCILE_INTERVAL_MS} ms` : 'off',
+    traces: tracing ? 'otlp' : 'off',
   },
   'worker running',
 );
@@ -98,4 +108,5 @@ await clientConnection.close();
 await connection.close();
 await db.$disconnect();
 deps.mailer?.close();
+await tracing?.shutdown();
 logger.info('worker stopped');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection } from '@temporalio/worker';
 import type { CallRuntime, CoreDeps } from '@voice/core';
 import { createActivities } from './activities';
 
@@ -11,6 +11,15 @@ export type WorkflowCode = { bundlePath: string } | { workflowsPath: string };
 export const WORKFLOWS_SOURCE = {
   workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
 } satisfies WorkflowCode;
+
+/**
+ * The workflows' interceptors (trace-headers.ts: a trace passed on from a workflow's start to its
+ * activities), bundled with them: the build names them to the bundler (scripts/bundle-workflows.mjs),
+ * a worker bundling the sources and a replay name them here.
+ */
+export const WORKFLOW_INTERCEPTORS = [
+  fileURLToPath(new URL('./workflows/trace-headers.ts', import.meta.url)),
+];
 
 /**
  * The build writes the workflow bundle beside the compiled entry point (dist/workflow-bundle.js); a
@@ -29,6 +38,8 @@ export interface CreateWorkerOptions {
   workflows?: WorkflowCode;
   /** Workflows cached between tasks; unset: the SDK's default, which grows with the heap limit. */
   maxCachedWorkflows?: number;
+  /** Around every activity (the OpenTelemetry interceptors when tracing is on). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 export function createWorker({
@@ -38,6 +49,7 @@ export function createWorker({
   deps,
   workflows = WORKFLOWS_SOURCE,
   maxCachedWorkflows,
+  activityInterceptors = [],
 }: CreateWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection,
@@ -47,6 +59,11 @@ export function createWorker({
       ? { workflowBundle: { codePath: workflows.bundlePath } }
       : { workflowsPath: workflows.workflowsPath }),
     activities: createActivities(deps),
+    // A prebuilt bundle has the workflow interceptors in it already.
+    interceptors: {
+      activity: activityInterceptors,
+      ...('bundlePath' in workflows ? {} : { workflowModules: WORKFLOW_INTERCEPTORS }),
+    },
     ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
   });
 }

@@ -10,3 +10,4 @@ export * from './http';
 export * from './deploy';
 export * from './chart-tools';
 export * from './bare-loop';
+export * from './otlp-receiver';

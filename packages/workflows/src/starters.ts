@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CarrierEventSink, WorkflowStarter, WorkflowState } from '@voice/core';
+import { inSpan, SpanKind, trace, context } from '@voice/telemetry';
 import {
   AccountIdAttribute,
   AgentIdAttribute,
@@ -51,21 +52,36 @@ export function createWorkflowStarter(
   const reportCarrierEvent = createCarrierEventSink(client);
   return {
     async startCallWorkflow({ callId, accountId, agentId, campaignId }) {
-      await once(
-        client.workflow.start<CallWorkflow>('callWorkflow', {
-          workflowId: workflowIds.call(callId),
-          // A call runs once, ever: a late start (the relay after a lost `workflow_started_at`) of a
-          // call whose workflow already closed must not start a second run.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          taskQueue,
-          args: [{ callId }],
-          typedSearchAttributes: [
-            { key: AccountIdAttribute, value: accountId },
-            ...(agentId ? [{ key: AgentIdAttribute, value: agentId }] : []),
-            { key: CallStatusAttribute, value: 'initiated' },
-            ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
-          ],
-        }),
+      const start = () =>
+        once(
+          client.workflow.start<CallWorkflow>('callWorkflow', {
+            workflowId: workflowIds.call(callId),
+            // A call runs once, ever: a late start (the relay after a lost `workflow_started_at`) of a
+            // call whose workflow already closed must not start a second run.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            taskQueue,
+            args: [{ callId }],
+            typedSearchAttributes: [
+              { key: AccountIdAttribute, value: accountId },
+              ...(agentId ? [{ key: AgentIdAttribute, value: agentId }] : []),
+              { key: CallStatusAttribute, value: 'initiated' },
+              ...(campaignId ? [{ key: CampaignIdAttribute, value: campaignId }] : []),
+            ],
+          }),
+        );
+      // A campaign's call is a trace of its own (one per call, not one per campaign), linked to the
+      // campaign's step that dialed it.
+      const dialing = trace.getSpan(context.active())?.spanContext();
+      if (!campaignId || !dialing) return start();
+      return inSpan(
+        'call.start',
+        {
+          root: true,
+          kind: SpanKind.PRODUCER,
+          attributes: { 'voice.call_id': callId, 'voice.campaign_id': campaignId },
+          links: [{ context: dialing }],
+        },
+        start,
       );
     },
     async startAgentTest({ runId, accountId, agentId }) {

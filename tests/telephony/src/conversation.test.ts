@@ -2,7 +2,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { parseWav, rms, speak } from '@voice/audio';
 import { createVoiceClient } from '@voice/client';
 import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
-import { waitFor } from '@voice/dev';
+import { startOtlpReceiver, waitFor, type OtlpReceiver, type ReceivedSpan } from '@voice/dev';
 import type { ChatRequest, LlmReply } from '@voice/provider-emulators';
 import type { CalleeTurn, MediaStream } from '@voice/twilio-emulator';
 import twilio from 'twilio';
@@ -37,6 +37,10 @@ let analysis: LlmReply = { status: 500 };
 let stack: TelephonyStack;
 let client: ReturnType<typeof createVoiceClient>;
 let receiver: WebhookReceiver;
+/** Where the three services export their spans (the suite runs traced). */
+let collector: OtlpReceiver;
+/** The first test's call, whose trace the second reads. */
+let booked: string | undefined;
 let welcomeMs = 0;
 /** Every call the suite placed, for the secret scan at the end. */
 const placed: string[] = [];
@@ -51,6 +55,7 @@ const reply = (request: ChatRequest): LlmReply =>
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
+  collector = await startOtlpReceiver();
   welcomeMs = (await speak(WELCOME)).length / 8;
   stack = await TelephonyStack.start('Conversation', inject('temporalAddress'), {
     // A colleague a warm transfer dials says nothing while the agent briefs them.
@@ -60,6 +65,8 @@ beforeAll(async () => {
       callee: (call) => (call.to === COLLEAGUE ? [] : callee),
     },
     webhookAllowedHosts: receiver.host,
+    // Every service exports its spans, batched for half a second.
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '500' },
     voice: {
       llm: reply,
       stt: (index) => SAID[index] ?? 'Sorry?',
@@ -83,6 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   receiver?.close();
+  await collector?.close();
 });
 
 /** The call_ended webhook of a call, once it came. */
@@ -146,6 +154,7 @@ describe('a live conversation through Twilio', () => {
       }),
     };
     const callId = await dial(HELD);
+    booked = callId;
     const row = await stack.ended(callId, 60_000);
     expect(row.status).toBe('ended');
     // The analysis runs after the call's end and before its webhook: the webhook says it is done.
@@ -246,6 +255,90 @@ describe('a live conversation through Twilio', () => {
     });
   });
 
+  it('is one connected trace: the dial request, the workflow, its activities, the turns and the webhook attempts', async () => {
+    expect(booked, 'the call of the test before').toBeDefined();
+    const callId = booked!;
+    // The dial's request is the trace's root; each service sends what it has every 500 ms.
+    let trace: ReceivedSpan[] = [];
+    const names = () => new Set(trace.map((span) => span.name));
+    await waitFor('the call’s trace with its turns and webhook attempts', 20_000, async () => {
+      const spans = collector.spans();
+      const conversation = spans.find(
+        (span) => span.name === 'conversation' && span.attributes['voice.call_id'] === callId,
+      );
+      trace = conversation ? spans.filter((span) => span.traceId === conversation.traceId) : [];
+      return names().has('webhook.attempt') && names().has('RunActivity:analyzeCall') && names().has('tts');
+    });
+    const byId = new Map(trace.map((span) => [span.spanId, span]));
+    const roots = trace.filter((span) => !byId.has(span.parentSpanId));
+    expect(roots.map((span) => [span.service, span.name])).toEqual([
+      ['voice-api', 'POST /functions/v1/call-dial'],
+    ]);
+    expect(roots[0]!.parentSpanId).toBe('');
+    expect(new Set(trace.map((span) => span.service))).toEqual(
+      new Set(['voice-api', 'voice-worker', 'voice-media']),
+    );
+
+    /** A span's names up to the root. */
+    const path = (span: ReceivedSpan): string[] => {
+      const parent = byId.get(span.parentSpanId);
+      return parent ? [...path(parent), span.name] : [span.name];
+    };
+    const one = (name: string) => {
+      const found = trace.filter((span) => span.name === name);
+      expect(found.length, name).toBeGreaterThan(0);
+      return found[0]!;
+    };
+    // The api started the workflow inside the request; the worker ran its activities under that start.
+    expect(path(one('StartWorkflow:callWorkflow'))).toEqual([
+      'POST /functions/v1/call-dial',
+      'StartWorkflow:callWorkflow',
+    ]);
+    const activities = trace.filter((span) => span.name.startsWith('RunActivity:'));
+    expect(activities.length).toBeGreaterThan(3);
+    for (const activity of activities)
+      expect(path(activity).slice(0, 2), activity.name).toEqual([
+        'POST /functions/v1/call-dial',
+        'StartWorkflow:callWorkflow',
+      ]);
+    // The media server's conversation continues the trace of the activity that dialed, one turn per answer.
+    const conversation = one('conversation');
+    expect(conversation.service).toBe('voice-media');
+    expect(byId.get(conversation.parentSpanId)!.name).toMatch(/^RunActivity:/);
+    const turns = trace.filter((span) => span.name === 'turn');
+    expect(turns).toHaveLength(2);
+    for (const turn of turns) {
+      expect(turn.parentSpanId).toBe(conversation.spanId);
+      const steps = trace.filter((span) => span.parentSpanId === turn.spanId);
+      expect(steps.map((span) => span.name).sort()).toEqual(['llm', 'stt', 'tts']);
+      for (const step of steps) {
+        expect(step.startMs).toBeGreaterThanOrEqual(turn.startMs - 1);
+        expect(step.endMs).toBeLessThanOrEqual(turn.endMs + 1);
+      }
+      expect(turn.attributes['voice.latency_ms']).toBeGreaterThan(0);
+      expect(turn.attributes['voice.llm_first_token_ms']).toBeGreaterThanOrEqual(0);
+    }
+    // The call_ended webhook: its delivery, a child workflow of the call's, attempted under the call's
+    // trace (the child's activities carry it as the call's do), each attempt a span.
+    const attempt = trace.find(
+      (span) => span.name === 'webhook.attempt' && span.attributes['voice.event'] === 'call_ended',
+    )!;
+    expect(attempt.attributes['http.response.status_code']).toBe(200);
+    expect(path(attempt)).toEqual([
+      'POST /functions/v1/call-dial',
+      'StartWorkflow:callWorkflow',
+      'RunActivity:attemptDelivery',
+      'webhook.attempt',
+    ]);
+    expect(byId.get(attempt.parentSpanId)!.attributes.temporalWorkflowId).toMatch(/^webhook-/);
+    // Its request carried the attempt's traceparent, which the receiver could continue.
+    const delivered = receiver.received.find((request) =>
+      request.headers['traceparent']?.includes(attempt.spanId),
+    );
+    expect(delivered?.headers['traceparent']).toBe(`00-${attempt.traceId}-${attempt.spanId}-01`);
+    expect(collector.rejected).toEqual([]);
+  });
+
   it('barge-in: the callee speaking over a long answer clears the line, and the turn keeps what was played', async () => {
     const long =
       'We are open on Monday from eight. On Tuesday from nine. On Wednesday from ten. On Thursday from eleven. On Friday from noon.';
@@ -319,7 +412,17 @@ describe('a live conversation through Twilio', () => {
         ['agent', 'I have not heard from you, so I will end the call now. Goodbye.'],
       ]);
       const times = (row.transcript as { timestamp_ms: number }[]).map((entry) => entry.timestamp_ms);
-      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(welcomeMs + 2_000);
+      expect(times[1]! - times[0]!).toBeGreaterThan(welcomeMs);
+      // The reminder came 2 s after the caller had heard the welcome in full: on Twilio's side, its first
+      // frame arrived at least 2 s after the welcome's last mark was echoed (the end of its playing).
+      const record = (await stack.carrierCall(callId)).stream!.record;
+      const frames = record.received.filter(({ message }) => message.event === 'media').map(({ at }) => at);
+      const reminderAt = frames.find((at, index) => index > 0 && at - frames[index - 1]! > 1_000)!;
+      const welcomeHeardAt = Math.max(
+        ...record.marks.map((mark) => mark.echoedAt ?? Infinity).filter((at) => at < reminderAt),
+      );
+      expect(welcomeHeardAt).toBeGreaterThan(frames[0]!);
+      expect(reminderAt - welcomeHeardAt).toBeGreaterThanOrEqual(2_000);
       expect(await callEnded(callId)).toMatchObject({ call_status: 'agent_hangup' });
     } finally {
       await stack.deps.db.agent.update({ ...agent, data: { conversationSettings: {} } });

@@ -63,6 +63,24 @@ export interface ReplyTiming {
   overheadMs: number;
   /** From the caller's last word to the answer's first frame; null when speech-to-text does not place it. */
   voiceToVoiceMs: number | null;
+  /** The answer's moments (`performance.now()`), for its spans in the call's trace (call-trace.ts). */
+  marks: TurnMarks;
+}
+
+/** An answer's moments, as TurnTiming marked them; null where the answer had none (no model, say). */
+export interface TurnMarks {
+  /** The caller's last word (by the caller's audio), when speech-to-text places it. */
+  callerStoppedAt: number | null;
+  /** The final transcript came. */
+  heardAt: number;
+  /** The language model was asked. */
+  askedAt: number;
+  firstTokenAt: number | null;
+  /** The first sentence was written, and its synthesis asked. */
+  sentenceAt: number | null;
+  synthesizedAt: number | null;
+  /** The first frame of the answer went out. */
+  firstFrameAt: number;
 }
 
 export interface ConversationOptions {

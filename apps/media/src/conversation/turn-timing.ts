@@ -14,6 +14,7 @@ export class TurnTiming {
   /** The mark of the answer's first sentence, once it is queued: its first frame ends the timing. */
   firstMark: string | null = null;
   private firstTokenAt: number | null = null;
+  private sentenceAt: number | null = null;
   private synthesizedAt: number | null = null;
 
   constructor(
@@ -44,6 +45,7 @@ export class TurnTiming {
   /** The first sentence is written (`mark` names it): the model's time is the provider's. */
   firstSentence(mark: string, at: number): void {
     this.firstMark = mark;
+    this.sentenceAt = at;
     this.providerMs += at - this.askedAt;
   }
 
@@ -70,6 +72,15 @@ export class TurnTiming {
       latencyMs,
       overheadMs: latencyMs - this.providerMs,
       voiceToVoiceMs: this.callerStoppedAt === null ? null : now - this.callerStoppedAt,
+      marks: {
+        callerStoppedAt: this.callerStoppedAt,
+        heardAt: this.heardAt,
+        askedAt: this.askedAt,
+        firstTokenAt: this.firstTokenAt,
+        sentenceAt: this.sentenceAt,
+        synthesizedAt: this.synthesizedAt,
+        firstFrameAt: now,
+      },
     };
   }
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { WORKFLOWS_SOURCE } from '../worker';
+import { WORKFLOW_INTERCEPTORS, WORKFLOWS_SOURCE } from '../worker';
 
 /**
  * Every history under test/histories was recorded from workflows that were once deployed (see
@@ -22,7 +22,9 @@ async function replay(workflowsPath: string, names: readonly string[]) {
     history: historyFromJSON(JSON.parse(readFileSync(new URL(name, HISTORIES_DIR), 'utf8'))),
   }));
   const results: { name: string; error?: string }[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+  // With the workflows' interceptors, as every worker runs them: histories recorded untraced replay traced.
+  const options = { workflowsPath, interceptors: { workflowModules: WORKFLOW_INTERCEPTORS } };
+  for await (const result of Worker.runReplayHistories(options, histories)) {
     results.push({
       name: result.workflowId,
       ...(result.error ? { error: `${result.error.name}: ${result.error.message}` } : {}),

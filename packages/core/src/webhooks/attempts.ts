@@ -1,3 +1,4 @@
+import { inSpan, SpanKind, SpanStatusCode, traceFields } from '@voice/telemetry';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { openWebhookSecrets } from '../secrets/secret-box';
@@ -71,12 +72,30 @@ export async function attemptDelivery(
       body,
     }),
   };
-  const result = await sendWebhook(deps, {
-    url: delivery.url,
-    headers,
-    body,
-    timeoutMs: config.webhookTimeoutMs ?? 15_000,
-  });
+  // The attempt is a span of the call's trace where the worker traces, and its request carries the
+  // `traceparent` a receiver that traces continues.
+  const result = await inSpan(
+    'webhook.attempt',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'voice.delivery_id': deliveryId,
+        'voice.attempt': number,
+        'voice.event': delivery.event.type,
+      },
+    },
+    async (span) => {
+      const sent = await sendWebhook(deps, {
+        url: delivery.url,
+        headers: { ...headers, ...traceFields() },
+        body,
+        timeoutMs: config.webhookTimeoutMs ?? 15_000,
+      });
+      if (sent.statusCode) span.setAttribute('http.response.status_code', sent.statusCode);
+      if (sent.error) span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error });
+      return sent;
+    },
+  );
   const endedAt = clock.now();
   const retryAfterMs = parseRetryAfter(result.retryAfter, endedAt);
   const outcome = outcomeOf(result.statusCode ?? null, retryAfterMs);

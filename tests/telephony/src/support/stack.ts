@@ -44,6 +44,8 @@ export interface StackOptions {
   safetyNetMs?: number;
   /** Hosts webhooks may use although not public (a receiver on loopback). */
   webhookAllowedHosts?: string;
+  /** More environment for every service (the api, the worker and the media server). */
+  env?: Record<string, string>;
   /**
    * Live conversations: the media server, with the language model and speech-to-text at their
    * emulators (their scripts given here), and the carrier emulator's media streams on.
@@ -127,6 +129,7 @@ export class TelephonyStack {
             DEEPGRAM_BASE_URL: voice.stt.url,
           }
         : {}),
+      ...options.env,
     };
     const [api, worker, media] = await Promise.all([
       startApi(`${name} api`, env),

@@ -1,0 +1,64 @@
+import { contextOf, SpanKind, trace, tracer, type Context, type Span } from '@voice/telemetry';
+import type { ReplyTiming } from './conversation/options';
+
+/**
+ * A call's conversation in the call's trace (@voice/telemetry): a `conversation` span from the line's
+ * opening to the conversation's end, under the trace a phone call's media stream names (its
+ * `traceparent` parameter, written by the dial's activity), and for each answer a `turn` span from the
+ * caller's last word to the answer's first frame, with its `stt` (the wait for the final transcript),
+ * `llm` (asked to first sentence written) and `tts` (first sentence synthesized) spans and the latency
+ * fields the call keeps. Spans are made from the answer's marks once it went out (TurnTiming), so the
+ * pipeline's hot path does nothing for them; in a process that does not trace, nothing at all.
+ */
+export class CallTrace {
+  private constructor(
+    private readonly span: Span,
+    private readonly within: Context,
+  ) {}
+
+  static start(callId: string, kind: 'phone_call' | 'web_call', traceparent: string | undefined): CallTrace {
+    const parent = contextOf({ traceparent });
+    const span = tracer.startSpan(
+      'conversation',
+      { kind: SpanKind.SERVER, attributes: { 'voice.call_id': callId, 'voice.call_type': kind } },
+      parent,
+    );
+    return new CallTrace(span, trace.setSpan(parent, span));
+  }
+
+  /** An answer went out, as `replied` reports it. */
+  turn({ latencyMs, overheadMs, voiceToVoiceMs, marks }: ReplyTiming): void {
+    if (!this.span.isRecording()) return;
+    const startTime = Math.min(marks.callerStoppedAt ?? marks.heardAt, marks.heardAt);
+    const turn = tracer.startSpan(
+      'turn',
+      {
+        startTime,
+        attributes: {
+          'voice.latency_ms': Math.round(latencyMs),
+          'voice.overhead_ms': Math.round(overheadMs),
+          ...(voiceToVoiceMs === null ? {} : { 'voice.voice_to_voice_ms': Math.round(voiceToVoiceMs) }),
+          ...(marks.firstTokenAt === null
+            ? {}
+            : { 'voice.llm_first_token_ms': Math.round(marks.firstTokenAt - marks.askedAt) }),
+        },
+      },
+      this.within,
+    );
+    const inTurn = trace.setSpan(this.within, turn);
+    const step = (name: string, from: number, to: number) =>
+      tracer.startSpan(name, { startTime: from }, inTurn).end(Math.max(from, to));
+    step('stt', startTime, marks.heardAt);
+    if (marks.sentenceAt !== null) {
+      step('llm', marks.askedAt, marks.sentenceAt);
+      if (marks.synthesizedAt !== null) step('tts', marks.sentenceAt, marks.synthesizedAt);
+    }
+    turn.end(marks.firstFrameAt);
+  }
+
+  /** The conversation ended (stored or not). */
+  end(turns: number): void {
+    this.span.setAttribute('voice.turns', turns);
+    this.span.end();
+  }
+}
