@@ -19,7 +19,7 @@ import { completeText, openAiEmbedder, openAiLanguageModel, type LlmMessage } fr
 import { textToSpeechFromEnv } from '@voice/providers/tts-env';
 import { voiceSamples } from '@voice/providers/voice-samples';
 import pino from 'pino';
-import { startTracing } from '@voice/telemetry';
+import { startTracing } from '@voice/telemetry/start';
 import { clientTracing } from '@voice/telemetry/temporal';
 import { loadEnv } from './env';
 import { createServer } from './server';

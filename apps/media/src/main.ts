@@ -5,7 +5,7 @@ import { createDb } from '@voice/db';
 import { mediaTaskQueue } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import pino from 'pino';
-import { startTracing } from '@voice/telemetry';
+import { startTracing } from '@voice/telemetry/start';
 import { clientTracing } from '@voice/telemetry/temporal';
 import { loadEnv } from './env';
 import {

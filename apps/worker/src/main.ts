@@ -12,7 +12,7 @@ import {
 import { createDb } from '@voice/db';
 import { openAiLanguageModel } from '@voice/providers/llm';
 import { llmSettingsFromEnv } from '@voice/providers/llm-env';
-import { startTracing } from '@voice/telemetry';
+import { startTracing } from '@voice/telemetry/start';
 import { activityTracing, clientTracing } from '@voice/telemetry/temporal';
 import pino from 'pino';
 import { Registry } from 'prom-client';

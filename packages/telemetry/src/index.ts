@@ -12,57 +12,14 @@ import {
 /**
  * Traces operators can follow: one per call, from the api's request through the workflow's activities
  * and the media server's turns to the webhook attempts, each process exporting its spans over OTLP/HTTP
- * when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. Unset, no SDK is
- * loaded: the OpenTelemetry API's tracer makes no spans and its propagator carries nothing, so the code
- * that traces costs a function call.
+ * when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set (./start.ts).
+ * Unset, no SDK is loaded: the OpenTelemetry API's tracer makes no spans and its propagator carries
+ * nothing, so the code that traces costs a function call. This module is the API only, for any code
+ * that makes spans or carries a trace; a service's entry point starts the SDK (`startTracing`).
  */
 
 /** The service's tracer (a no-op until a process starts tracing). */
 export const tracer = trace.getTracer('voice');
-
-export interface Tracing {
-  /** Exports the spans ended so far. */
-  flush(): Promise<void>;
-  /** Exports what is left and stops (on SIGTERM, after the service's own drain). */
-  shutdown(): Promise<void>;
-}
-
-/** Whether the environment asks for traces: an OTLP endpoint, and the SDK not disabled. */
-export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return Boolean(endpoint) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none';
-}
-
-/**
- * Starts exporting this process's spans when the environment asks for it (`tracingConfigured`), as
- * `service` (or `OTEL_SERVICE_NAME`): batched (OTEL_BSP_* settings) and sent over OTLP/HTTP to the
- * configured endpoint; the W3C trace-context propagator and an AsyncLocalStorage context registered.
- * Null, and nothing loaded, otherwise.
- */
-export async function startTracing(
-  service: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Tracing | null> {
-  if (!tracingConfigured(env)) return null;
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-    ]);
-  const url =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
-    `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || service }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
-  });
-  provider.register();
-  return {
-    flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
-  };
-}
 
 /** The W3C `traceparent` of a context's span (the active one by default); undefined when not traced. */
 export function traceparentOf(from: Context = context.active()): string | undefined {

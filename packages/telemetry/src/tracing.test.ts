@@ -1,15 +1,7 @@
 import { startOtlpReceiver, waitFor, type OtlpReceiver } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  contextOf,
-  inSpan,
-  startTracing,
-  traceFields,
-  traceparentOf,
-  tracer,
-  tracingConfigured,
-  type Tracing,
-} from './index';
+import { contextOf, inSpan, traceFields, traceparentOf, tracer } from './index';
+import { startTracing, tracingConfigured, type Tracing } from './start';
 
 let receiver: OtlpReceiver;
 let tracing: Tracing | null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inSpan, startTracing, traceFields, tracer } from './index';
+import { inSpan, traceFields, tracer } from './index';
+import { startTracing } from './start';
 
 describe('tracing off (no OTLP endpoint)', () => {
   it('starts nothing: spans do not record and nothing is propagated', async () => {
