@@ -130,6 +130,35 @@ describe('a voicemail message', () => {
     }
   });
 
+  it('found while speech-to-text opens (a race window), is left without greeting the machine', async () => {
+    // The model writes the message, taking a second and a half; speech-to-text takes the stream only once
+    // the model has been asked. The conversation's opening resumes while the message is being written,
+    // and must not speak the welcome to the machine meanwhile.
+    const written = 'Hi Dana, this is the clinic. Please call us back.';
+    let asked = () => {};
+    const messageAsked = new Promise<void>((resolve) => (asked = resolve));
+    await media.start({
+      heard: [],
+      reply: (request) => {
+        if (request.messages.at(-1)?.content !== 'Ask Dana to call the clinic back.') return { status: 500 };
+        asked();
+        return { say: written, latencyMs: 1_500 };
+      },
+    });
+    media.harness.stt.faults.accepting = messageAsked;
+    const callId = await media.answeredCall({
+      welcomeMessage: WELCOME,
+      voicemail: { message: 'Ask {{name}} to call the clinic back.' },
+      settings: { voicemail_message_kind: 'instruction' },
+    });
+    expect(await requestVoicemailMessage(media.deps, callId)).toBe(true);
+    media.connect(callId, [{ pauseMs: 30_000 }]);
+    const row = await media.storedCall(callId);
+    expect(row.conversationEndReason).toBe('voicemail_left');
+    expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([LEAVING, ['agent', written]]);
+    expect(media.harness.stt.streams).toHaveLength(1);
+  });
+
   it('by an instruction, is written by the model with the agent’s prompt', async () => {
     const instruction = 'Ask {{name}} to call the clinic back about the appointment.';
     const written = 'Hi Dana, this is the clinic. Please call us back about your appointment.';

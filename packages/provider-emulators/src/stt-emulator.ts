@@ -47,8 +47,11 @@ export interface SttEmulator {
   /** The WebSocket base URL (`ws://…`), where `/v1/listen` is. */
   url: string;
   streams: SttStreamRecord[];
-  /** Faults for the streams opened from now on (a test may change them between calls). */
-  faults: { disconnectAfterMs?: number };
+  /**
+   * Faults for the streams opened from now on (a test may change them between calls): streams dropped
+   * after so much audio; streams accepted only once `accepting` settles (a provider slow to take them).
+   */
+  faults: { disconnectAfterMs?: number; accepting?: Promise<unknown> };
   stop(): Promise<void>;
 }
 
@@ -108,7 +111,10 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
     if (!decode) return reject(400, `Unsupported encoding ${query.encoding}`);
     const sampleRate = Number(query.sample_rate ?? '16000');
     if (!Number.isInteger(sampleRate) || sampleRate < 8000) return reject(400, 'Bad sample_rate');
-    wss.handleUpgrade(request, socket, head, (ws) => serve(ws, query, decode, sampleRate));
+    const accept = () =>
+      wss.handleUpgrade(request, socket, head, (ws) => serve(ws, query, decode, sampleRate));
+    if (faults.accepting) void faults.accepting.then(accept, accept);
+    else accept();
   });
 
   function serve(
