@@ -681,7 +681,13 @@ describe('a live conversation through Twilio', () => {
   });
 
   it('the model failing: the caller hears an apology, then a goodbye, and the call ends cleanly', async () => {
-    callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }, { pauseMs: 9_000 }, { text: SAID[1]! }];
+    // The callee speaks again once the agent's apology is over (by its audio, not after a fixed pause).
+    callee = [
+      { untilAgentQuietMs: 1_000 },
+      { text: SAID[0]! },
+      { untilAgentQuietMs: 1_000 },
+      { text: SAID[1]! },
+    ];
     // A 500, then a request never answered (timed out): twice in a row.
     answers = [{ status: 500 }, { status: 500 }, { hang: true }, { hang: true }];
     analysis = { status: 500 };

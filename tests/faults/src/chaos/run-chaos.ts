@@ -31,6 +31,8 @@ export interface ChaosOptions {
   seed?: string;
   /** Worker processes and media servers of the production stack (2 and 1 by default). */
   instances?: { workers: number; media: number };
+  /** The wait before each fault, drawn between these (ms; 4 to 10 s by default). */
+  faultIntervalMs?: [number, number];
   log?: (line: string) => void;
 }
 
@@ -160,6 +162,7 @@ export async function runChaos({
   seed = randomBytes(4).toString('hex'),
   log = console.log,
   instances,
+  faultIntervalMs: [minInterval, maxInterval] = [4_000, 10_000],
 }: ChaosOptions): Promise<ChaosFigures> {
   const rand = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -195,7 +198,7 @@ export async function runChaos({
 
   const faultLoop = async () => {
     while (faultKinds.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 4_000 + rand() * 6_000));
+      await new Promise((resolve) => setTimeout(resolve, minInterval + rand() * (maxInterval - minInterval)));
       if (Date.now() >= deadline) break;
       const kind = pick(faultKinds);
       injected[kind] += 1;
