@@ -27,6 +27,8 @@ export async function startTestApi(
     /** As the api's main sets it up (offline eSpeak NG) unless given; null: none. */
     voiceSamples?: ServerDeps['voiceSamples'] | null;
     flowModel?: ServerDeps['flowModel'];
+    /** A span per request (the test starts tracing itself). */
+    traced?: boolean;
   } = {},
 ): Promise<TestApi> {
   const { deps: base, database } = await createTestDeps();
@@ -51,6 +53,7 @@ export async function startTestApi(
         await connection.workflowService.getSystemInfo({});
       }),
     logger: pino({ level: 'info' }, sink),
+    ...(overrides.traced ? { traced: true } : {}),
     // The flow builder's text chat: a model that understands nothing, and a call's analysis that finds
     // every variable asked for, unless a test gives its own.
     flowModel: overrides.flowModel ?? {
