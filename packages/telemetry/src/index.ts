@@ -65,7 +65,7 @@ export async function inSpan<T>(
 }
 
 /** Marks a span as failed by `error`. */
-export function failed(span: Span, error: unknown): void {
+function failed(span: Span, error: unknown): void {
   if (error instanceof Error) span.recordException(error);
   span.setStatus({
     code: SpanStatusCode.ERROR,

@@ -1,3 +1,5 @@
+import { telemetryEnv, type TelemetryEnv } from './env';
+
 /**
  * The OpenTelemetry SDK of a service that traces (@voice/telemetry's index has the API the rest of the
  * code uses): started by each service's entry point, loaded only when the environment asks for traces.
@@ -10,10 +12,21 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Where this process's spans go: the traces endpoint, or the OTLP endpoint's `/v1/traces`; null when the
+ * environment asks for no traces (no endpoint, or the SDK or its exporter turned off).
+ */
+function tracesUrl(env: TelemetryEnv): string | null {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return null;
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
+  return null;
+}
+
 /** Whether the environment asks for traces: an OTLP endpoint, and the SDK not disabled. */
-export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return Boolean(endpoint) && env.OTEL_SDK_DISABLED !== 'true' && env.OTEL_TRACES_EXPORTER !== 'none';
+export function tracingConfigured(env: TelemetryEnv = telemetryEnv): boolean {
+  return tracesUrl(env) !== null;
 }
 
 /**
@@ -24,18 +37,16 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
  */
 export async function startTracing(
   service: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: TelemetryEnv = telemetryEnv,
 ): Promise<Tracing | null> {
-  if (!tracingConfigured(env)) return null;
+  const url = tracesUrl(env);
+  if (!url) return null;
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] =
     await Promise.all([
       import('@opentelemetry/sdk-trace-node'),
       import('@opentelemetry/exporter-trace-otlp-http'),
       import('@opentelemetry/resources'),
     ]);
-  const url =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
-    `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || service }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],

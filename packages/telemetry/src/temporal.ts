@@ -32,6 +32,3 @@ export async function activityTracing(traced: boolean): Promise<ActivityIntercep
     }),
   ];
 }
-
-/** The header in which the interceptors carry a trace's context from a workflow to its activities. */
-export const TRACE_HEADER = '_tracer-data';
