@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The files share one process and its loaded modules (each still gets its own database and
+    // servers): importing the service's modules again for every file cost more than the tests.
+    isolate: false,
     globalSetup: ['./test/global-setup.ts'],
     setupFiles: ['./test/setup.ts'],
     testTimeout: 60_000,

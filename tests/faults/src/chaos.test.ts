@@ -12,11 +12,12 @@ import { runChaos } from './chaos/run-chaos';
 describe('the chaos run', () => {
   it(
     'ends with every call terminal, every contact settled, every delivery finished and no violation',
-    { timeout: 600_000 },
+    { timeout: 900_000 },
     async () => {
       const figures = await runChaos({
         durationMs: 75_000,
         faultIntervalMs: [3_000, 6_000],
+        minFaults: 6,
         faults: true,
         log: () => {},
       });

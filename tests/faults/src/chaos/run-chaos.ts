@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { reconcile, type CoreDeps } from '@voice/core';
 import { createDb } from '@voice/db';
@@ -33,6 +36,13 @@ export interface ChaosOptions {
   instances?: { workers: number; media: number };
   /** The wait before each fault, drawn between these (ms; 4 to 10 s by default). */
   faultIntervalMs?: [number, number];
+  /**
+   * Go on past `durationMs` until this many faults were injected (at most to three times the duration):
+   * each fault waits for its process to be back, which takes longer on a slower or busier machine.
+   */
+  minFaults?: number;
+  /** Where the services' logs are written when a violation is found (a new temporary directory unless given). */
+  logsDir?: string;
   log?: (line: string) => void;
 }
 
@@ -55,6 +65,8 @@ export interface ChaosFigures {
   /** The calls' streams each media server took (production stack only). */
   mediaConnections: number[];
   violations: string[];
+  /** Where the services' logs were written, when there was a violation. */
+  logs?: string;
 }
 
 const FAULT_KINDS: FaultKind[] = [
@@ -163,6 +175,8 @@ export async function runChaos({
   log = console.log,
   instances,
   faultIntervalMs: [minInterval, maxInterval] = [4_000, 10_000],
+  minFaults = 0,
+  logsDir,
 }: ChaosOptions): Promise<ChaosFigures> {
   const rand = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -190,16 +204,21 @@ export async function runChaos({
   const watched = { events: 0, reconnects: 0 };
   const campaigns: string[] = [];
   const watchers: Promise<{ id: string; last: string | null }>[] = [];
-  const deadline = Date.now() + durationMs;
-  const watchDeadline = deadline + 240_000;
+  const startedAt = Date.now();
+  const injectedCount = () => Object.values(injected).reduce((a, b) => a + b, 0);
+  // The load goes on while the faults do: to the duration, or until the fewest faults asked for.
+  const loading = () =>
+    Date.now() < startedAt + durationMs ||
+    (faultKinds.length > 0 && injectedCount() < minFaults && Date.now() < startedAt + 3 * durationMs);
+  const watchDeadline = startedAt + 3 * durationMs + 240_000;
   const contactsPerCampaign = Math.max(20, Math.round(durationMs / 4_000));
   const call = (path: string, init: Parameters<typeof callApi>[2] = {}) =>
     callApi(stack.url, path, { key, ...init }).catch(() => null);
 
   const faultLoop = async () => {
-    while (faultKinds.length > 0 && Date.now() < deadline) {
+    while (faultKinds.length > 0 && loading()) {
       await new Promise((resolve) => setTimeout(resolve, minInterval + rand() * (maxInterval - minInterval)));
-      if (Date.now() >= deadline) break;
+      if (!loading()) break;
       const kind = pick(faultKinds);
       injected[kind] += 1;
       log(`[chaos] fault: ${kind}`);
@@ -209,7 +228,7 @@ export async function runChaos({
 
   // The campaigns start at even steps over the first half of the run, so that they overlap the faults.
   const campaignLoop = async () => {
-    for (let n = 0; n < CAMPAIGNS && Date.now() < deadline; n += 1) {
+    for (let n = 0; n < CAMPAIGNS && loading(); n += 1) {
       const created = await call('/functions/v1/campaign-create', {
         method: 'POST',
         headers: { 'idempotency-key': `chaos-campaign-${seed}-${n}` },
@@ -239,7 +258,7 @@ export async function runChaos({
   };
 
   const dialLoop = async () => {
-    for (let n = 0; Date.now() < deadline; n += 1) {
+    for (let n = 0; loading(); n += 1) {
       const answer = await call('/functions/v1/call-dial', {
         method: 'POST',
         headers: { 'idempotency-key': `chaos-dial-${seed}-${n}` },
@@ -255,7 +274,7 @@ export async function runChaos({
   // Someone calls one of the account's numbers every few seconds (Twilio posts the voice webhook).
   const inboundLoop = async () => {
     const twilio = stack.twilio;
-    for (let n = 0; twilio && Date.now() < deadline; n += 1) {
+    for (let n = 0; twilio && loading(); n += 1) {
       const carrierCall = await twilio
         .callIn({
           from: `+1650555${String(1000 + (n % 9000))}`,
@@ -363,12 +382,29 @@ export async function runChaos({
     mediaConnections: stack instanceof ChaosStack ? stack.mediaStreams() : [],
     violations,
   };
+  if (violations.length > 0) {
+    figures.logs = writeServiceLogs(logsDir, [...new Set([...stack.workerLogs(), ...stack.services()])]);
+    log(`[chaos] the services' logs are in ${figures.logs}`);
+  }
 
   await connection.close().catch(() => undefined);
   await db.$disconnect();
   await stack.close();
   receiver.server.close();
   return figures;
+}
+
+/** Every service process's output, one file each (a restarted process's runs numbered), for a failed run. */
+function writeServiceLogs(dir: string | undefined, services: ServiceProcess[]): string {
+  const into = dir ?? mkdtempSync(join(tmpdir(), 'voice-chaos-logs-'));
+  mkdirSync(into, { recursive: true });
+  const runs = new Map<string, number>();
+  for (const service of services) {
+    const run = (runs.get(service.name) ?? 0) + 1;
+    runs.set(service.name, run);
+    writeFileSync(join(into, `${service.name}.${run}.log`), service.output());
+  }
+  return into;
 }
 
 /**
