@@ -120,7 +120,11 @@ describe('the Twilio emulator', () => {
     const hungUp = await request('POST', `/Calls/${sid}.json`, { Status: 'completed' });
     expect(hungUp.body).toMatchObject({ sid, status: 'completed' });
     await until(() => callbacks.some((c) => c.params.CallSid === sid && c.params.CallStatus === 'completed'));
-    const mine = callbacks.filter((c) => c.params.CallSid === sid);
+    // Sent as the call moves on, each in the background as Twilio does: they may arrive out of order,
+    // and their SequenceNumber gives the order.
+    const mine = callbacks
+      .filter((c) => c.params.CallSid === sid)
+      .sort((a, b) => Number(a.params.SequenceNumber) - Number(b.params.SequenceNumber));
     expect(mine.map((c) => [c.params.CallStatus, c.params.SequenceNumber])).toEqual([
       ['initiated', '0'],
       ['ringing', '1'],
