@@ -456,7 +456,8 @@ describe('every page', () => {
     page.off('response', onResponse);
     expect(found).toEqual({});
     expect(problems).toEqual([]);
-  });
+    // Some sixty page loads, each analysed by axe-core: more work than the suite's other tests.
+  }, 240_000);
 
   it('is usable by keyboard alone: sign in, skip to content, move between sections, confirm an action', async () => {
     const { context, page: keyboard } = await stack.newPage();

@@ -139,6 +139,32 @@ describe('the reconciler', () => {
     });
   });
 
+  it('finds nothing in a delivery that finished between the read of the rows and the look at its workflow', async () => {
+    const [finishing] = await recordEvent(deps, {
+      accountId,
+      agentId,
+      type: 'call_ended',
+      subject: () => ({ call: null }),
+    });
+    clock.advance(180_000);
+    // Its last attempt commits, then its workflow completes, while the pass is between the two reads.
+    const report = await reconcile(
+      {
+        ...deps,
+        workflows: {
+          ...deps.workflows,
+          workflowState: async (kind, id) => {
+            if (id !== finishing!.deliveryId) return states.get(`${kind}:${id}`) ?? 'running';
+            await deps.db.webhookDelivery.update({ where: { id }, data: { status: 'delivered' } });
+            return 'completed';
+          },
+        },
+      },
+      { repair: runtime },
+    );
+    expect(report.findings.filter((finding) => finding.id === finishing!.deliveryId)).toEqual([]);
+  });
+
   it('reports a call count that drifted from the calls', async () => {
     await deps.db.$executeRaw`
       INSERT INTO call_count_deltas (account_id, agent_id, status, direction, is_test_call, started_at, delta)

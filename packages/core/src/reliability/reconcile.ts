@@ -170,6 +170,13 @@ async function unfinishedDeliveries(deps: CoreDeps, { before, limit, repair }: P
   for (const delivery of deliveries) {
     const state = await deps.workflows.workflowState?.('webhookDelivery', delivery.id);
     if (state === undefined || state === 'running') continue;
+    // The rows were read before the workflows were asked: a delivery that finished in between (its last
+    // attempt's commit, then its workflow's end) is done, not a finding.
+    const now = await deps.db.webhookDelivery.findUnique({
+      where: { id: delivery.id },
+      select: { status: true },
+    });
+    if (now?.status !== 'pending') continue;
     let detail: string;
     let repaired = false;
     if (state === 'missing') {

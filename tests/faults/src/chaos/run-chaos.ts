@@ -299,6 +299,7 @@ export async function runChaos({
   // five seconds in each worker). An end never handled keeps it from coming: a violation of its own.
   const quietFrom = Date.now();
   let quiescenceMs = -1;
+  let left = '';
   try {
     await waitFor('quiescence', 240_000, async () => {
       const [open, unsettled, pending, running, [unhandled]] = await Promise.all([
@@ -311,6 +312,7 @@ export async function runChaos({
            WHERE c.ended_at IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended')`,
       ]);
+      left = `open calls ${open}, contacts unsettled ${unsettled}, deliveries pending ${pending}, campaigns running ${running}, ends unhandled ${unhandled?.calls ?? 0}`;
       return open + unsettled + pending + running + (unhandled?.calls ?? 0) === 0;
     });
     quiescenceMs = Date.now() - quietFrom;
@@ -325,7 +327,7 @@ export async function runChaos({
   );
   for (const finding of report.findings)
     violations.push(`${finding.invariant} ${finding.id}: ${finding.detail}`);
-  if (quiescenceMs < 0) violations.push('no quiescence within four minutes');
+  if (quiescenceMs < 0) violations.push(`no quiescence within four minutes (${left})`);
 
   // Every live view saw its campaign finish, as the database has it.
   for (const { id, last } of await Promise.all(watchers)) {
