@@ -2,9 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Most files hold conversations at the pace of speech and wait far more than they compute: three
-    // at a time, sharing their loaded modules (each file still gets its own database and servers).
-    maxWorkers: 3,
+    // The files share one process and its loaded modules (each still gets its own database and
+    // servers). One file at a time: the recording's timing tests hold frames to 40 ms, which three
+    // files at once beside another suite on two cores missed by a millisecond.
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
