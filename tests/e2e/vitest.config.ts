@@ -6,6 +6,9 @@ export default defineConfig({
     // Each suite drives a browser and real api and worker processes: one at a time on a small machine.
     fileParallelism: false,
     testTimeout: 90_000,
+    // How long `expect.poll` waits for the page to show what it should (1 s by default): it returns as
+    // soon as the page does, and a page busy beside another suite on two cores can take longer than 1 s.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 120_000,
   },
 });
