@@ -14,13 +14,16 @@ describe('the frame clock', () => {
     while (performance.now() < stalled);
     await new Promise((resolve) => setTimeout(resolve, 200));
     clock.remove(line);
+    // The window after the stall as it was (a timer on a busy machine fires late), not as asked.
+    const windowMs = performance.now() - stalled;
 
     expect(before).toBeGreaterThanOrEqual(5);
     // The ticks that ran at once right after the stall: the one due and the catch-up, no more.
     const afterStall = ticks.filter((at) => at >= stalled);
     const atOnce = afterStall.filter((at) => at - afterStall[0]! < 2).length;
     expect(atOnce).toBe(1 + CATCH_UP_FRAMES);
-    // The other missed slots are dropped from the grid, not sent later.
-    expect(afterStall.length).toBeLessThanOrEqual(200 / FRAME_MS + 1 + CATCH_UP_FRAMES);
+    // The other missed slots are dropped from the grid, not sent later: no more ticks than the window's
+    // slots and the catch-up (the fifteen missed ones sent later would be far more).
+    expect(afterStall.length).toBeLessThanOrEqual(Math.floor(windowMs / FRAME_MS) + 1 + CATCH_UP_FRAMES);
   });
 });
