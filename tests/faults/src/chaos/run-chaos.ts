@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +41,6 @@ export interface ChaosOptions {
    * each fault waits for its process to be back, which takes longer on a slower or busier machine.
    */
   minFaults?: number;
-  /** Where the services' logs are written when a violation is found (a new temporary directory unless given). */
-  logsDir?: string;
   log?: (line: string) => void;
 }
 
@@ -176,7 +174,6 @@ export async function runChaos({
   instances,
   faultIntervalMs: [minInterval, maxInterval] = [4_000, 10_000],
   minFaults = 0,
-  logsDir,
 }: ChaosOptions): Promise<ChaosFigures> {
   const rand = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -385,7 +382,7 @@ export async function runChaos({
     violations,
   };
   if (violations.length > 0) {
-    figures.logs = writeServiceLogs(logsDir, [...new Set([...stack.workerLogs(), ...stack.services()])]);
+    figures.logs = writeServiceLogs([...new Set([...stack.workerLogs(), ...stack.services()])]);
     log(`[chaos] the services' logs are in ${figures.logs}`);
   }
 
@@ -397,9 +394,8 @@ export async function runChaos({
 }
 
 /** Every service process's output, one file each (a restarted process's runs numbered), for a failed run. */
-function writeServiceLogs(dir: string | undefined, services: ServiceProcess[]): string {
-  const into = dir ?? mkdtempSync(join(tmpdir(), 'voice-chaos-logs-'));
-  mkdirSync(into, { recursive: true });
+function writeServiceLogs(services: ServiceProcess[]): string {
+  const into = mkdtempSync(join(tmpdir(), 'voice-chaos-logs-'));
   const runs = new Map<string, number>();
   for (const service of services) {
     const run = (runs.get(service.name) ?? 0) + 1;
