@@ -91,7 +91,10 @@ console.log(`  dials/s:                ${(calls.length / seconds).toFixed(1)} (a
 console.log(
   `  empty workflows/s:      ${emptyRate.toFixed(1)} (same server, ${CONCURRENCY} at once, nothing else running)`,
 );
-console.log(`  call end -> next dial:  p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms`);
+console.log(`  ratio dials/empty:      ${(calls.length / seconds / emptyRate).toFixed(2)} (aim >= 0.8)`);
+console.log(
+  `  call end -> next dial:  p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms (aim p50 <= 80 ms)`,
+);
 console.log(`  campaign runs:          ${runs}, largest history ${largest} events (aim <= 10,000)`);
 console.log(`  CPU (cores busy):       ${cpuUse}`);
 console.log(`  peak RSS api / worker:  ${apiRss} MB / ${workerRss} MB (aim <= 400 MB each)`);

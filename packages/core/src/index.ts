@@ -53,6 +53,7 @@ export * from './notifications/mailer';
 export * from './notifications/notification-emails';
 export * from './campaigns';
 export * from './campaign-dialer/advance-campaign';
+export * from './campaign-dialer/dial-after-call-end';
 export * from './do-not-call/do-not-call';
 export * from './do-not-call/schemas';
 export * from './reliability/reconcile';

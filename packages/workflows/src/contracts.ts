@@ -71,6 +71,7 @@ export const wakeCampaignSignal = defineSignal('wakeCampaign');
 
 export interface CampaignProgress {
   status: string;
+  /** Dials of this run's own steps; a campaign call's end dials the next contact itself (not counted). */
   dialed: number;
   counts: CampaignCounts | null;
 }

@@ -42,6 +42,10 @@ beforeAll(async () => {
     ...made.deps,
     // The worker's pool, as in production (the test database's default pool is smaller).
     db: createDb(services.database.url, { maxConnections: 10 }),
+    // Calls' ends dial the next contacts themselves; the workflow's own steps come every 100 ms
+    // beside them (each a timer and a step in its history), so its runs continue as new many times
+    // and its steps race the call-end steps for the same contacts.
+    config: { ...made.deps.config, campaignRecheckMs: 100 },
     workflows: createWorkflowStarter(client, taskQueue, { campaignMaxHistoryEvents: MAX_HISTORY_EVENTS }),
     carrier: createSimulatedCarrier({ dialMs: 0, ringMs: 0, talkMs: 0, weights: { completed: 1 } }),
     conversation: deterministicConversationEngine,

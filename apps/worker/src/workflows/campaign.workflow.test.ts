@@ -4,6 +4,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import {
   addDoNotCall,
   addPhoneNumber,
+  addTestContact,
   cancelCampaign,
   createAccount,
   createAgent,
@@ -217,11 +218,12 @@ describe('campaign workflow on a real dev server and worker', () => {
 
   it('retries busy and no-answer up to the maximum, never redials other outcomes or DNC numbers', async () => {
     await addDoNotCall(base, { accountId, phone_numbers: ['+14155560009'] });
+    await addTestContact(base, { accountId, phone_number: '+14155550009' });
     await withWorker(0, async (deps, seen) => {
       const campaign = await create(deps, {
         retry_policy: { retry_on: ['busy', 'no_answer'], max_attempts: 3, delay_seconds: 1 },
         contacts: ['+14155550001', '+14155550003', '+14155550004', '+14155550009', '+14155560009'].map(
-          (to_number) => ({ to_number }),
+          (to_number, i) => ({ to_number, variables: { position: String(i) } }),
         ),
       });
       expect(await finished(campaign.campaign_id)).toBe('completed');
@@ -244,6 +246,30 @@ describe('campaign workflow on a real dev server and worker', () => {
         ['completed', 1, 'ended'],
         ['skipped_dnc', 0, null],
       ]);
+      // The rows the steps wrote: one call per attempt, each with its contact's variables, the agent's
+      // version, its first transition, and the test-call flag of the account's test contacts.
+      const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: agentId } });
+      const calls = await deps.db.call.findMany({
+        where: { campaignId: campaign.campaign_id },
+        include: { events: { where: { status: 'initiated' } } },
+        orderBy: [{ toNumber: 'asc' }, { campaignAttempt: 'asc' }],
+      });
+      expect(
+        calls.map((c) => [c.toNumber, c.campaignAttempt, c.varsProvided, c.isTestCall, c.events.length]),
+      ).toEqual([
+        ['+14155550001', 1, { position: '0' }, false, 1],
+        ['+14155550001', 2, { position: '0' }, false, 1],
+        ['+14155550001', 3, { position: '0' }, false, 1],
+        ['+14155550003', 1, { position: '1' }, false, 1],
+        ['+14155550003', 2, { position: '1' }, false, 1],
+        ['+14155550003', 3, { position: '1' }, false, 1],
+        ['+14155550004', 1, { position: '2' }, false, 1],
+        ['+14155550009', 1, { position: '3' }, true, 1],
+      ]);
+      expect(new Set(calls.map((c) => `${c.agentId} ${c.agentVersion} ${c.fromNumber}`))).toEqual(
+        new Set([`${agentId} ${agent.version} ${FROM}`]),
+      );
+      expect(calls.every((c) => c.workflowStartedAt !== null)).toBe(true);
     });
   });
 

@@ -37,8 +37,10 @@ const MAX_HISTORY_EVENTS = 2_000;
  * each step (an activity) dials what may be dialed now and says how long to wait. The workflow adds
  * pacing (a token bucket of `dials_per_minute` holding two seconds' worth, so late timers do not
  * lose dials; a minute never sees more than `dials_per_minute` plus that much) and waits on a durable
- * timer or a wake-up signal: every call's end sends one, so the next dial follows promptly. It
- * continues as new long before its history grows large, carrying only the pacing state.
+ * timer or a wake-up signal. A call's end dials the next contact itself (dialAfterCallEnd, a step of
+ * the same kind) and sends the signal only when the workflow must look: nothing was dialed, the campaign
+ * finished, or it is paced (the bucket is the workflow's). It continues as new long before its
+ * history grows large, carrying only the pacing state.
  */
 export const campaignWorkflow: CampaignWorkflow = async ({
   campaignId,

@@ -10,6 +10,7 @@ import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
 import { ACCOUNT_REFUSED_REASON } from '../telephony/carrier';
+import { dialAfterCallEnd } from '../campaign-dialer/dial-after-call-end';
 
 /**
  * The call-end step: the single place where what follows a call's end attaches (webhook deliveries,
@@ -19,8 +20,9 @@ export async function handleCallEnded(
   deps: CoreDeps & { mailer?: Mailer },
   callId: string,
   /**
-   * `wakeCampaign`: wake the call's campaign from here (a client signal) rather than leave it to the
-   * workflow, whose own signal costs it one more workflow task before it can complete.
+   * `wakeCampaign`: advance the call's campaign from here (dialAfterCallEnd: the next dial, and a
+   * client signal only when its workflow must look) rather than leave it to the call's workflow, whose
+   * own signal costs it one more workflow task before it can complete.
    */
   { wakeCampaign: wakeHere = false }: { wakeCampaign?: boolean } = {},
 ) {
@@ -50,9 +52,16 @@ export async function handleCallEnded(
         requeue: call.endReason === ACCOUNT_REFUSED_REASON,
       })
     : false;
+  // The next dial follows from here; the workflow is woken only for what its own step must work out.
   // A failed wake leaves the campaign to its recheck timer, as a failed signal from the workflow did.
-  if (wakeHere && wakeCampaign && call.campaignId)
-    await deps.workflows.wakeCampaign(call.campaignId).catch(() => undefined);
+  if (wakeHere && wakeCampaign && call.campaignId) {
+    const { wakeWorkflow } = await dialAfterCallEnd(deps, {
+      campaignId: call.campaignId,
+      callId,
+      paced: Boolean(call.campaignContact!.dialsPerMinute),
+    });
+    if (wakeWorkflow) await deps.workflows.wakeCampaign(call.campaignId).catch(() => undefined);
+  }
   const deliveries =
     call.agentId && (call.hasWebhooks || call.eventRecorded)
       ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })

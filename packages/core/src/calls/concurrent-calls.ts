@@ -14,7 +14,12 @@ export async function concurrentCallLimit(
     where: { id: accountId },
     select: { maxConcurrentCalls: true },
   });
-  const limit = account?.maxConcurrentCalls ?? config.rateLimits?.concurrentCalls ?? 0;
+  return callLimitOf({ config }, account?.maxConcurrentCalls ?? null);
+}
+
+/** The limit an account's own setting (null: none of its own) gives, over the deployment's default. */
+export function callLimitOf({ config }: Pick<CoreDeps, 'config'>, own: number | null): number | null {
+  const limit = own ?? config.rateLimits?.concurrentCalls ?? 0;
   return limit > 0 ? limit : null;
 }
 
@@ -49,15 +54,18 @@ export async function createCallWithinLimit(
   deps: Pick<CoreDeps, 'config' | 'db'>,
   row: Prisma.CallUncheckedCreateInput,
   {
+    limit: known,
     beforeCreate,
     afterCreate,
   }: {
+    /** The account's limit, when the caller has read it already. */
+    limit?: number | null;
     beforeCreate?: (tx: Prisma.TransactionClient) => Promise<void>;
     afterCreate?: (tx: Prisma.TransactionClient) => Promise<void>;
   } = {},
 ): Promise<void> {
   const { db } = deps;
-  const limit = await concurrentCallLimit(deps, db, row.accountId);
+  const limit = known !== undefined ? known : await concurrentCallLimit(deps, db, row.accountId);
   if (limit === null && !beforeCreate && !afterCreate) {
     await db.call.create({ data: row });
     return;

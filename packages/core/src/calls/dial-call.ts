@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@voice/db';
-import { loadAgent, mergedVariables, type AgentRow } from '../agents';
+import { agentNotFound, mergedVariables } from '../agents';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { parseE164 } from '../phone';
 import { withIdempotency, type RecordResponse } from '../idempotency';
-import { createCallWithinLimit } from './concurrent-calls';
+import { callLimitOf, createCallWithinLimit } from './concurrent-calls';
 import { lockPhoneNumbers } from '../phone-numbers/release-phone-number';
-import { inAccount } from '../scope';
+import { isUuid } from '../scope';
 import type { DialCallData, DialCallOutput } from './schemas';
 
 /**
@@ -27,31 +26,32 @@ export async function dialCall(
   }: { accountId: string; campaignId?: string | null } & DialCallData,
   recordResponse?: RecordResponse<DialCallOutput>,
 ): Promise<DialCallOutput> {
-  const { db, clock } = deps;
+  const { clock } = deps;
   const fromNumber = parseE164(input.from_number, 'from_number');
   const toNumber = parseE164(input.to_number, 'to_number');
-  const number = await db.phoneNumber.findFirst({ where: inAccount(accountId, { number: fromNumber }) });
-  if (!number) throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
-
-  let agent: AgentRow;
-  if (input.override_agent_id !== undefined) {
-    agent = await loadAgent(db, accountId, input.override_agent_id);
-  } else if (number.agentId) {
-    agent = await loadAgent(db, accountId, number.agentId);
-  } else {
+  const override = input.override_agent_id;
+  // Not a UUID: no agent's id (reported after the number's checks, as any unknown agent).
+  const overrideValid = override === undefined || isUuid(override);
+  const facts = await dialFacts(deps, {
+    accountId,
+    fromNumber,
+    toNumber,
+    agentId: overrideValid ? (override ?? null) : null,
+  });
+  if (!facts.numberFound)
+    throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
+  if (override === undefined && !facts.numberAgentId)
     throw new AppError(
       'VALIDATION_FAILED',
       `from_number ${fromNumber} has no agent assigned; assign one or pass override_agent_id`,
     );
-  }
+  const { agent } = facts;
+  if (!agent || !overrideValid) throw agentNotFound();
   if (!agent.active) throw new AppError('VALIDATION_FAILED', 'The agent is not active');
 
-  if ((await doNotCallAmong(db, accountId, [toNumber])).size > 0)
+  if (facts.doNotCall)
     throw new AppError('FORBIDDEN', `to_number ${toNumber} is on the account's do-not-call list`);
 
-  const testContact = await db.testContact.findFirst({
-    where: inAccount(accountId, { phoneNumber: toNumber }),
-  });
   const callId = randomUUID();
   const now = clock.now();
   const row: Prisma.CallUncheckedCreateInput = {
@@ -62,7 +62,7 @@ export async function dialCall(
     campaignId,
     fromNumber,
     toNumber,
-    isTestCall: testContact !== null,
+    isTestCall: facts.testContact,
     varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
     createdAt: now,
     events: { create: { status: 'initiated' as const, at: now } },
@@ -79,6 +79,7 @@ export async function dialCall(
   // The number is locked with the row's write, so a release either sees this call or comes first and
   // leaves nothing written (release-phone-number.ts).
   await createCallWithinLimit(deps, row, {
+    limit: callLimitOf(deps, facts.accountLimit),
     beforeCreate: async (tx) => {
       if (!(await lockPhoneNumbers(tx, accountId, [fromNumber])).has(fromNumber))
         throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
@@ -89,9 +90,49 @@ export async function dialCall(
   return output;
 }
 
+/** What a dial checks before it writes anything, read in one statement. */
+interface DialFacts {
+  numberFound: boolean;
+  numberAgentId: string | null;
+  /** The agent given, else the number's; null when it is not the account's. */
+  agent: { id: string; version: number; active: boolean; variablesProvided: Prisma.JsonValue } | null;
+  doNotCall: boolean;
+  testContact: boolean;
+  /** The account's own limit on calls in progress; null: the deployment's. */
+  accountLimit: number | null;
+}
+
+async function dialFacts(
+  { db }: CoreDeps,
+  {
+    accountId,
+    fromNumber,
+    toNumber,
+    agentId,
+  }: { accountId: string; fromNumber: string; toNumber: string; agentId: string | null },
+): Promise<DialFacts> {
+  const [facts] = await db.$queryRaw<DialFacts[]>`
+    WITH number AS (
+      SELECT agent_id FROM phone_numbers WHERE account_id = ${accountId}::uuid AND number = ${fromNumber}
+    )
+    SELECT EXISTS (SELECT 1 FROM number) AS "numberFound",
+      (SELECT agent_id::text FROM number) AS "numberAgentId",
+      (SELECT json_build_object('id', a.id, 'version', a.version, 'active', a.active,
+                                'variablesProvided', a.variables_provided)
+       FROM agents a
+       WHERE a.account_id = ${accountId}::uuid
+         AND a.id = COALESCE(${agentId}::uuid, (SELECT agent_id FROM number))) AS agent,
+      EXISTS (SELECT 1 FROM do_not_call
+              WHERE account_id = ${accountId}::uuid AND phone_number = ${toNumber}) AS "doNotCall",
+      EXISTS (SELECT 1 FROM test_contacts
+              WHERE account_id = ${accountId}::uuid AND phone_number = ${toNumber}) AS "testContact",
+      (SELECT max_concurrent_calls FROM accounts WHERE id = ${accountId}::uuid) AS "accountLimit"`;
+  return facts!;
+}
+
 /** What starting a call's workflow needs, as selected from its row. */
 export const callStartSelect = { id: true, accountId: true, agentId: true, campaignId: true } as const;
-type CallStart = { id: string; accountId: string; agentId: string | null; campaignId: string | null };
+export type CallStart = { id: string; accountId: string; agentId: string | null; campaignId: string | null };
 
 /**
  * Starts call workflows, a few at a time, and records in one update which ones started; a call whose

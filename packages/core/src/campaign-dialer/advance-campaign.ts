@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignStatus, Prisma } from '@voice/db';
-import { loadAgent, mergedVariables } from '../agents';
-import { concurrentCallLimit, countCallsInProgress } from '../calls/concurrent-calls';
-import { callStartSelect, startCallWorkflows } from '../calls/dial-call';
+import { agentNotFound, mergedVariables } from '../agents';
+import { callLimitOf, countCallsInProgress } from '../calls/concurrent-calls';
+import { callStartSelect, startCallWorkflows, type CallStart } from '../calls/dial-call';
 import type { CoreDeps } from '../deps';
-import { doNotCallAmong } from '../do-not-call/do-not-call';
 import { startEventDeliveries, type DeliveryStart } from '../webhooks/deliveries';
 import { recordCampaignEvent } from '../campaigns/campaign-events';
 import { countContacts } from '../campaigns/campaign-view';
@@ -12,7 +11,7 @@ import type { CampaignCounts } from '../campaigns/schemas';
 import { windowState, type CallingWindow } from '../campaigns/windows';
 
 /** Most contacts one step dials; larger budgets take several steps. */
-const BATCH = 200;
+export const STEP_BATCH = 200;
 /** Counts in the campaign row are refreshed at most this often while it runs. */
 const COUNTS_EVERY_MS = 1_000;
 
@@ -51,7 +50,9 @@ export async function advanceCampaign(
   const recheckMs = config.campaignRecheckMs ?? 30_000;
   // Campaign events are recorded in the step's transaction; their workflows start after the commit.
   const deliveries: DeliveryStart[] = [];
-  // Read under the lock, for the work after the transaction.
+  // Read under the lock, for the work after the transaction: the calls this try created, or whether
+  // an earlier try of the step claimed contacts (whose calls may still wait for their start).
+  let dialedCalls: CallStart[] = [];
   let claimed = false;
   let countsRefreshedAt: Date | null = null;
   const step: CampaignStep = await db.$transaction(
@@ -71,12 +72,19 @@ export async function advanceCampaign(
         ...over,
       });
       if (campaign.status === 'completed' || campaign.status === 'draft') return result({ done: true });
-      if ((await tx.campaignContact.count({ where: { claimToken } })) > 0) {
+      // What the step decides on, read under the lock in one statement.
+      const [state] = await tx.$queryRaw<
+        { claimed: boolean; calling: number; accountLimit: number | null }[]
+      >`
+        SELECT EXISTS (SELECT 1 FROM campaign_contacts WHERE claim_token = ${claimToken}::uuid) AS claimed,
+          (SELECT count(*)::int FROM campaign_contacts
+           WHERE campaign_id = ${campaignId}::uuid AND state = 'calling') AS calling,
+          (SELECT max_concurrent_calls FROM accounts WHERE id = ${campaign.accountId}::uuid) AS "accountLimit"`;
+      if (state!.claimed) {
         claimed = true;
         return result({ sleepMs: 0 });
       }
-
-      const calling = await tx.campaignContact.count({ where: { campaignId, state: 'calling' } });
+      const { calling } = state!;
       const finish = async (status: 'completed' | 'canceled') => {
         const finished = await tx.campaign.update({
           where: { id: campaignId },
@@ -114,10 +122,10 @@ export async function advanceCampaign(
       const open = states.filter((s) => s.open).map((s) => s.timezone);
       // The campaign's own cap, and the account's limit on calls in progress (direct dials included).
       let capacity = campaign.maxConcurrentCalls - calling;
-      const accountLimit = await concurrentCallLimit(deps, tx, campaign.accountId);
+      const accountLimit = callLimitOf(deps, state!.accountLimit);
       if (accountLimit !== null && capacity > 0)
         capacity = Math.min(capacity, accountLimit - (await countCallsInProgress(tx, campaign.accountId)));
-      const want = Math.min(capacity, budget, BATCH);
+      const want = Math.min(capacity, budget, STEP_BATCH);
       let candidates: Claimed[] = [];
       let more = false;
       if (want > 0 && open.length > 0) {
@@ -130,9 +138,8 @@ export async function advanceCampaign(
         more = found.length > want;
         candidates = found.slice(0, want);
       }
-      const dialed =
-        candidates.length > 0 ? await dialContacts(deps, tx, campaign, candidates, claimToken, now) : 0;
-      claimed = dialed > 0;
+      if (candidates.length > 0) dialedCalls = await dialContacts(tx, campaign, candidates, claimToken, now);
+      const dialed = dialedCalls.length;
 
       if (candidates.length > 0) {
         const blockedBy = !more ? null : want === capacity ? 'concurrency' : 'pacing';
@@ -169,69 +176,87 @@ export async function advanceCampaign(
     { timeout: 60_000 },
   );
 
-  if (claimed) await startClaimedCalls(deps, claimToken);
+  if (dialedCalls.length > 0) await startCallWorkflows(deps, dialedCalls);
+  else if (claimed) await startClaimedCalls(deps, claimToken);
   // A crash before these starts leaves the deliveries to the relay.
   await startEventDeliveries(deps, deliveries);
   const counts = await refreshCounts(deps, campaignId, { force: step.done, refreshedAt: countsRefreshedAt });
   return { ...step, counts };
 }
 
-/** Creates the call rows of a step and moves its contacts to `calling`, in the step's transaction. */
+/**
+ * Creates the call rows of a step and moves its contacts to `calling`, in the step's transaction: one
+ * statement reads what the calls need (the agent, which numbers are on the do-not-call list or test
+ * contacts), one writes the calls, their first transition and the contacts.
+ */
 async function dialContacts(
-  deps: CoreDeps,
   tx: Prisma.TransactionClient,
   campaign: { id: string; accountId: string; agentId: string; fromNumbers: string[] },
   claimed: Claimed[],
   claimToken: string,
   now: Date,
-): Promise<number> {
-  const dnc = await doNotCallAmong(
-    tx,
-    campaign.accountId,
-    claimed.map((c) => c.to_number),
-  );
+): Promise<CallStart[]> {
+  const numbers = claimed.map((c) => c.to_number);
+  const [found] = await tx.$queryRaw<
+    {
+      agent: { id: string; version: number; variablesProvided: Prisma.JsonValue } | null;
+      dnc: string[];
+      tests: string[];
+    }[]
+  >`
+    SELECT
+      (SELECT json_build_object('id', a.id, 'version', a.version, 'variablesProvided', a.variables_provided)
+       FROM agents a WHERE a.id = ${campaign.agentId}::uuid AND a.account_id = ${campaign.accountId}::uuid) AS agent,
+      ARRAY(SELECT phone_number FROM do_not_call
+            WHERE account_id = ${campaign.accountId}::uuid AND phone_number = ANY(${numbers}::text[])) AS dnc,
+      ARRAY(SELECT phone_number FROM test_contacts
+            WHERE account_id = ${campaign.accountId}::uuid AND phone_number = ANY(${numbers}::text[])) AS tests`;
+  const { agent, tests } = found!;
+  const dnc = new Set(found!.dnc);
   if (dnc.size > 0)
     await tx.campaignContact.updateMany({
       where: { campaignId: campaign.id, toNumber: { in: [...dnc] }, state: 'queued' },
       data: { state: 'skipped_dnc', updatedAt: now },
     });
   const toDial = claimed.filter((c) => !dnc.has(c.to_number));
-  if (toDial.length === 0) return 0;
-  const agent = await loadAgent(tx as unknown as CoreDeps['db'], campaign.accountId, campaign.agentId);
-  const testNumbers = new Set(
-    (
-      await tx.testContact.findMany({
-        where: { accountId: campaign.accountId, phoneNumber: { in: toDial.map((c) => c.to_number) } },
-        select: { phoneNumber: true },
-      })
-    ).map((t) => t.phoneNumber),
-  );
+  if (toDial.length === 0) return [];
+  if (!agent) throw agentNotFound();
+  const testNumbers = new Set(tests);
   const calls = toDial.map((contact) => ({
     id: randomUUID(),
-    accountId: campaign.accountId,
-    agentId: agent.id,
-    agentVersion: agent.version,
-    campaignId: campaign.id,
-    campaignContactId: contact.id,
-    campaignAttempt: contact.attempts + 1,
+    contactId: contact.id,
+    attempt: contact.attempts + 1,
     fromNumber: campaign.fromNumbers[contact.position % campaign.fromNumbers.length]!,
     toNumber: contact.to_number,
     isTestCall: testNumbers.has(contact.to_number),
     varsProvided: mergedVariables(agent, contact.variables),
-    createdAt: now,
   }));
-  await tx.call.createMany({ data: calls });
-  await tx.callEvent.createMany({
-    data: calls.map((call) => ({ callId: call.id, status: 'initiated' as const, at: now })),
-  });
   await tx.$executeRaw`
+    WITH v AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(calls)}::jsonb) AS v(
+        "id" uuid, "contactId" uuid, "attempt" int, "fromNumber" text, "toNumber" text,
+        "isTestCall" boolean, "varsProvided" jsonb)
+    ), created AS (
+      INSERT INTO calls (id, account_id, agent_id, agent_version, campaign_id, campaign_contact_id,
+        campaign_attempt, from_number, to_number, is_test_call, vars_provided, created_at)
+      SELECT v.id, ${campaign.accountId}::uuid, ${agent.id}::uuid, ${agent.version}::int, ${campaign.id}::uuid,
+        v."contactId", v.attempt, v."fromNumber", v."toNumber", v."isTestCall", v."varsProvided", ${now}
+      FROM v
+      RETURNING id
+    ), logged AS (
+      INSERT INTO call_events (id, call_id, status, at)
+      SELECT gen_random_uuid(), created.id, 'initiated'::"CallStatus", ${now} FROM created
+    )
     UPDATE campaign_contacts AS c
-    SET state = 'calling', attempts = c.attempts + 1, last_call_id = v.call_id,
+    SET state = 'calling', attempts = c.attempts + 1, last_call_id = v.id,
         claim_token = ${claimToken}::uuid, updated_at = ${now}
-    FROM (SELECT unnest(${toDial.map((c) => c.id)}::uuid[]) AS id,
-                 unnest(${calls.map((c) => c.id)}::uuid[]) AS call_id) AS v
-    WHERE c.id = v.id`;
-  return calls.length;
+    FROM v WHERE c.id = v."contactId"`;
+  return calls.map((call) => ({
+    id: call.id,
+    accountId: campaign.accountId,
+    agentId: agent.id,
+    campaignId: campaign.id,
+  }));
 }
 
 /** Starts the workflows of the calls a step (or its first try) created; failures go to the relay. */

@@ -62,6 +62,8 @@ export interface ContactAtCallEnd {
   retryDelaySeconds: number;
   endAt: string | null;
   wakePending: boolean;
+  /** The campaign's pacing limit; null: none. */
+  dialsPerMinute: number | null;
 }
 
 /** Selects a call's campaign contact as a `ContactAtCallEnd` (null for other calls); joins `cc` and `k`. */
@@ -69,5 +71,6 @@ export const contactAtCallEndColumn = Prisma.sql`
   CASE WHEN cc.id IS NULL THEN NULL ELSE json_build_object(
     'id', cc.id, 'state', cc.state, 'attempts', cc.attempts, 'lastCallId', cc.last_call_id,
     'campaignStatus', k.status, 'retryOn', k.retry_on, 'maxAttempts', k.max_attempts,
-    'retryDelaySeconds', k.retry_delay_seconds, 'endAt', k.end_at, 'wakePending', k.wake_pending
+    'retryDelaySeconds', k.retry_delay_seconds, 'endAt', k.end_at, 'wakePending', k.wake_pending,
+    'dialsPerMinute', k.dials_per_minute
   ) END`;

@@ -58,6 +58,8 @@ export interface ChaosFigures {
   /** Why failed deliveries failed: their last attempt's status or error, and how many attempts they had. */
   failedDeliveries: Record<string, number>;
   quiescenceMs: number;
+  /** What was left while it waited: each change, with the seconds since the load ended. */
+  quiescenceTrail: string[];
   /** What the workers' reconcilers found and repaired during the run, killed workers included. */
   repairs: Record<string, { found: number; repaired: number }>;
   /** The calls' streams each media server took (production stack only). */
@@ -297,6 +299,7 @@ export async function runChaos({
   const quietFrom = Date.now();
   let quiescenceMs = -1;
   let left = '';
+  const quiescenceTrail: string[] = [];
   try {
     await waitFor('quiescence', 240_000, async () => {
       const [open, unsettled, pending, running, [unhandled]] = await Promise.all([
@@ -309,7 +312,9 @@ export async function runChaos({
            WHERE c.ended_at IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended')`,
       ]);
-      left = `open calls ${open}, contacts unsettled ${unsettled}, deliveries pending ${pending}, campaigns running ${running}, ends unhandled ${unhandled?.calls ?? 0}`;
+      const now = `open calls ${open}, contacts unsettled ${unsettled}, deliveries pending ${pending}, campaigns running ${running}, ends unhandled ${unhandled?.calls ?? 0}`;
+      if (now !== left) quiescenceTrail.push(`${Math.round((Date.now() - quietFrom) / 1000)} s: ${now}`);
+      left = now;
       return open + unsettled + pending + running + (unhandled?.calls ?? 0) === 0;
     });
     quiescenceMs = Date.now() - quietFrom;
@@ -377,6 +382,7 @@ export async function runChaos({
     },
     failedDeliveries: await failedDeliveryCauses(deps),
     quiescenceMs,
+    quiescenceTrail,
     repairs: reconcilerRepairs(stack.workerLogs()),
     mediaConnections: stack instanceof ChaosStack ? stack.mediaStreams() : [],
     violations,

@@ -43,7 +43,11 @@ export const awaitingEvents = (
 /** The later of two in-progress statuses. */
 export const later = (a: CallStatus, b: CallStatus) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a);
 
-/** Moves a call forward (never back) and records the transition at the carrier's time. */
+/**
+ * Moves a call forward (never back) and records the transition at the carrier's time, in one statement
+ * (a transition costs one round trip): the update matches only a call behind `to`; the transition is
+ * recorded once.
+ */
 export async function advance(
   { db }: CoreDeps,
   call: Pick<Call, 'id'>,
@@ -52,11 +56,14 @@ export async function advance(
   at: Date,
 ): Promise<void> {
   if (ORDER.indexOf(to) <= ORDER.indexOf(from)) return;
-  await db.$transaction([
-    db.call.updateMany({
-      where: { id: call.id, status: { in: ORDER.slice(0, ORDER.indexOf(to)) } },
-      data: { status: to, ...(to === 'ongoing' ? { connectedAt: at } : {}) },
-    }),
-    db.callEvent.createMany({ data: [{ callId: call.id, status: to, at }], skipDuplicates: true }),
-  ]);
+  const behind = ORDER.slice(0, ORDER.indexOf(to));
+  await db.$executeRaw`
+    WITH moved AS (
+      UPDATE calls SET status = ${to}::"CallStatus",
+        connected_at = CASE WHEN ${to === 'ongoing'} THEN ${at}::timestamptz ELSE connected_at END
+      WHERE id = ${call.id}::uuid AND status::text = ANY(${behind}::text[])
+    )
+    INSERT INTO call_events (id, call_id, status, at)
+    VALUES (gen_random_uuid(), ${call.id}::uuid, ${to}::"CallStatus", ${at})
+    ON CONFLICT (call_id, status) DO NOTHING`;
 }

@@ -53,12 +53,7 @@ export const DEFAULT_DIAL_RETRY_BOUND_MS = 120_000;
  * `error` (`failed`, its last transition `carrier_unavailable`).
  */
 export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
-  // With the agent's voicemail setting (whether to ask the carrier to detect answering machines) and
-  // its ring time.
-  const call = await deps.db.call.findUnique({
-    where: { id: callId },
-    include: { agent: { select: { voicemailAction: true, ringTimeoutSeconds: true } } },
-  });
+  const call = await deps.db.call.findUnique({ where: { id: callId } });
   if (!call) throw new AppError('NOT_FOUND', `Call ${callId} does not exist`);
   if (TERMINAL.has(call.status)) return done(call.status);
   // A web call has no carrier: its browser connects to the media server by itself.
@@ -90,14 +85,15 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     if (typeof adopted === 'string') return awaitingEvents(deps, call.status, adopted);
     if (adopted) return adopted;
   }
-  // A campaign's ring time comes first, then the agent's; the carrier's default without either.
-  const campaign = call.campaignId
-    ? await deps.db.campaign.findUnique({
-        where: { id: call.campaignId },
-        select: { ringTimeoutSeconds: true },
-      })
-    : null;
-  const ringTimeoutSeconds = campaign?.ringTimeoutSeconds ?? call.agent?.ringTimeoutSeconds ?? undefined;
+  // The agent's voicemail setting (whether to ask the carrier to detect answering machines) and the ring
+  // time: a campaign's comes first, then the agent's; the carrier's default without either.
+  const [settings] = await deps.db.$queryRaw<
+    { voicemailAction: string | null; ringTimeoutSeconds: number | null }[]
+  >`
+    SELECT (SELECT voicemail_action FROM agents WHERE id = ${call.agentId}::uuid) AS "voicemailAction",
+      COALESCE((SELECT ring_timeout_seconds FROM campaigns WHERE id = ${call.campaignId}::uuid),
+               (SELECT ring_timeout_seconds FROM agents WHERE id = ${call.agentId}::uuid)) AS "ringTimeoutSeconds"`;
+  const ringTimeoutSeconds = settings?.ringTimeoutSeconds ?? undefined;
   const placedAt = deps.clock.now();
   if (!firstAttemptAt)
     await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
@@ -108,7 +104,7 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
       to: call.toNumber,
       placedAt,
       // Detecting answering machines costs time and money: only for agents that act on one.
-      detectMachine: (call.agent?.voicemailAction ?? 'continue') !== 'continue',
+      detectMachine: (settings?.voicemailAction ?? 'continue') !== 'continue',
       ...(ringTimeoutSeconds ? { ringTimeoutSeconds } : {}),
     }),
   );
