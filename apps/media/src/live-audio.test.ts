@@ -76,6 +76,10 @@ describe('live audio at the carrier', () => {
       playoutDelayMs: PLAYOUT_DELAY_MS,
     });
     await stream.opened;
+    // This process reads the carrier's frames too: when it is held up (the machine busy), frames arrive
+    // late together, and their pace no longer says when they were sent. A 5 ms beat finds those holds.
+    const beats: number[] = [];
+    const beat = setInterval(() => beats.push(Date.now() - stream.record.openedAt), 5);
     // Half a second into the welcome the process stalls for 300 ms (as a blocked event loop would): the
     // frames after it leave late, and the recording must place them when they left, not on the clock's grid.
     await waitFor('the welcome to start', 30_000, async () =>
@@ -87,7 +91,18 @@ describe('live audio at the carrier', () => {
     while (performance.now() < stalled);
     stall.to = Date.now() - stream.record.openedAt;
     const row = await storedCall(callId);
+    clearInterval(beat);
     expect(row.conversationEndReason).toBe('ended');
+    /** How long this process was held up, beyond the beat, within [from, to]; the test's own stall aside. */
+    const heldUp = (from: number, to: number) =>
+      Math.max(
+        0,
+        ...beats.slice(1).map((at, i) => {
+          const before = beats[i]!;
+          const ours = before <= stall.to && at >= stall.from;
+          return at >= from && before <= to && !ours ? at - before - 5 : 0;
+        }),
+      );
 
     // Every burst of the agent's speech sits in the recording within 40 ms of when its frames were sent.
     const { right } = await media.recording(row.recordingKey!);
@@ -98,7 +113,10 @@ describe('live audio at the carrier', () => {
       // A frame the carrier read as the stall ended may have been sent just before it (the carrier is
       // this process too): sent no earlier than the stall's start, then.
       const heldBack = burst.arrivedAt >= stall.to - 5 && burst.arrivedAt <= stall.to + 50;
-      const sentFrom = heldBack ? Math.min(burst.pacedAt, stall.from - 20) : burst.pacedAt;
+      // Its frames' pace gives when it was sent, less however long this process was held up (beyond
+      // the test's own stall) while they came in.
+      const paced = burst.pacedAt - heldUp(burst.pacedAt - 20, burst.pacedAt + 200);
+      const sentFrom = heldBack ? Math.min(paced, stall.from - 20) : paced;
       const recordedAt = positionOf(right, burst.samples, {
         fromMs: sentFrom - 500,
         toMs: burst.arrivedAt + 500,
@@ -168,9 +186,14 @@ describe('live audio at the carrier', () => {
     // CPU a sentence, in a worker thread); the espeak-ng program runs in processes of its own.
     const wasm: TextToSpeech = { synthesize: (text) => speak(text, 'en-us', { kind: 'wasm' }) };
     await start({ heard: [], reply: () => ({ say: 'Hi.' }), stt: silence, tts: wasm });
+    // What one sentence's synthesis takes here, now: what it would hold the event loop for if it ran on
+    // the main thread (on a busy machine, longer).
+    const welcome = 'Hello Dana, this is the clinic calling about your appointment.';
+    const synthesisStarted = performance.now();
+    await wasm.synthesize(welcome, { language: 'en-us', voice: 'he-ori' });
+    const sentenceMs = performance.now() - synthesisStarted;
     const metricsUrl = media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
     // Each call synthesizes its own welcome, all at once.
-    const welcome = 'Hello Dana, this is the clinic calling about your appointment.';
     const calls = [];
     for (let i = 0; i < 50; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
     // A scrape resets the event loop's figures: what follows is measured from here, beside a bare
@@ -187,9 +210,11 @@ describe('live audio at the carrier', () => {
     const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]) * 1000;
     const p99 = figure('nodejs_eventloop_lag_p99_seconds');
     console.info(
-      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms; a bare process beside it: p99 ${baseline.p99.toFixed(1)} ms`,
+      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms; a bare process beside it: p99 ${baseline.p99.toFixed(1)} ms; one sentence's synthesis ${sentenceMs.toFixed(0)} ms`,
     );
-    // One sentence synthesized on the main thread would block it for some 300 ms.
-    expect(p99 - baseline.p99).toBeLessThan(50);
+    // Synthesized on the main thread, fifty sentences would hold it for a sentence's synthesis at a
+    // time, most of the window: its p99 would be a whole sentence's. Off it, the loop waits for less
+    // than half of one beyond what the machine's load costs a bare process.
+    expect(p99 - baseline.p99).toBeLessThan(Math.max(50, sentenceMs / 2));
   }, 90_000);
 });

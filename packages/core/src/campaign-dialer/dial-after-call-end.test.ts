@@ -94,23 +94,26 @@ async function rowsOf(campaignId: string) {
   };
 }
 
+/** The rows once the first call's end has dialled the second contact, and started its call. */
+const NEXT_DIALED = {
+  contacts: [
+    ['completed', 1],
+    ['calling', 1],
+    ['queued', 0],
+  ],
+  calls: [
+    ['+14157771000', true],
+    ['+14157771001', true],
+  ],
+  wakePending: false,
+};
+
 describe("a campaign call's end dials the next contact", () => {
   it('in the call-end step, with no signal to the workflow while calls are in flight', async () => {
     const { campaignId, callId } = await campaignWithEndedCall();
     const { workflows, seen } = recordingWorkflows();
     await handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
-    expect(await rowsOf(campaignId)).toEqual({
-      contacts: [
-        ['completed', 1],
-        ['calling', 1],
-        ['queued', 0],
-      ],
-      calls: [
-        ['+14157771000', true],
-        ['+14157771001', true],
-      ],
-      wakePending: false,
-    });
+    expect(await rowsOf(campaignId)).toEqual(NEXT_DIALED);
     expect(seen.started).toHaveLength(1);
     expect(seen.woken).toEqual([]);
     // The claimed contact carries the step's token, derived from the ended call.
@@ -170,18 +173,7 @@ describe("a campaign call's end dials the next contact", () => {
     // Had the process died there instead, the call-end step would run again: it dials the contact once.
     await handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
     await handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
-    expect(await rowsOf(campaignId)).toEqual({
-      contacts: [
-        ['completed', 1],
-        ['calling', 1],
-        ['queued', 0],
-      ],
-      calls: [
-        ['+14157771000', true],
-        ['+14157771001', true],
-      ],
-      wakePending: false,
-    });
+    expect(await rowsOf(campaignId)).toEqual(NEXT_DIALED);
   });
 
   it('stopped between the next call’s commit and its workflow start: the relay starts it, no second dial', async () => {
@@ -195,18 +187,7 @@ describe("a campaign call's end dials the next contact", () => {
     // The retried end claims nothing more; the relay starts the waiting call.
     await handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
     expect(await startPendingCallWorkflows({ ...deps, workflows }, { olderThanMs: 0 })).toBe(1);
-    expect(await rowsOf(campaignId)).toEqual({
-      contacts: [
-        ['completed', 1],
-        ['calling', 1],
-        ['queued', 0],
-      ],
-      calls: [
-        ['+14157771000', true],
-        ['+14157771001', true],
-      ],
-      wakePending: false,
-    });
+    expect(await rowsOf(campaignId)).toEqual(NEXT_DIALED);
     expect(seen.started).toHaveLength(1);
   });
 });
