@@ -210,7 +210,11 @@ export async function runChaos({
     Date.now() < startedAt + durationMs ||
     (faultKinds.length > 0 && injectedCount() < minFaults && Date.now() < startedAt + 3 * durationMs);
   const watchDeadline = startedAt + 3 * durationMs + 240_000;
-  const contactsPerCampaign = Math.max(20, Math.round(durationMs / 4_000));
+  // Sized so that the campaigns (launched over the first half, three calls at a time, each a live
+  // conversation of some 20 s) end about when the load does: the wait for quiescence measures what the
+  // faults left, not the rest of the campaigns' work (20 contacts each kept a 75 s run busy for up to
+  // 150 s more, as the quiescence trail showed).
+  const contactsPerCampaign = Math.max(9, Math.round(durationMs / 8_000));
   const call = (path: string, init: Parameters<typeof callApi>[2] = {}) =>
     callApi(stack.url, path, { key, ...init }).catch(() => null);
 
