@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { holdWrites } from '@voice/db/testing';
+import { holdWrites, type TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../accounts/create-account';
 import { handleCallEnded } from '../after-call/handle-call-ended';
@@ -21,15 +21,9 @@ import { callEndClaimToken } from './dial-after-call-end';
  */
 
 let deps: CoreDeps;
-let databaseUrl: string;
-let drop: () => Promise<void>;
-beforeAll(async () => {
-  const test = await createTestDeps();
-  deps = test.deps;
-  databaseUrl = test.database.url;
-  drop = test.database.drop;
-});
-afterAll(() => drop?.());
+let database: TestDatabase;
+beforeAll(async () => ({ deps, database } = await createTestDeps()));
+afterAll(() => database?.drop());
 
 /** A workflow starter that records what it is asked; `failStarts` starts fail (the client down). */
 function recordingWorkflows(options: { failStarts?: number } = {}) {
@@ -149,7 +143,7 @@ describe("a campaign call's end dials the next contact", () => {
 
   it('killed between the outcome and the next call: the workflow is woken, and a retried end dials it once', async () => {
     const { campaignId, callId } = await campaignWithEndedCall();
-    const window = await holdWrites(databaseUrl, { table: 'calls', when: `NEW.to_number = '+14157771001'` });
+    const window = await holdWrites(database.url, { table: 'calls', when: `NEW.to_number = '+14157771001'` });
     const { workflows, seen } = recordingWorkflows();
     try {
       const ending = handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
