@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   advanceCampaign,
@@ -55,7 +56,14 @@ export const createActivities = (deps: CoreDeps & CallRuntime) => ({
   ),
   failCall: failPermanently((callId: string) => failCall(deps, callId)),
   handleCallEnded: failPermanently((callId: string, options?: { wakeCampaign?: boolean }) =>
-    handleCallEnded(deps, callId, options),
+    handleCallEnded(deps, callId, {
+      ...options,
+      onCampaignStepError: (error) =>
+        log.warn('campaign step at the call end failed; the campaign workflow steps instead', {
+          callId,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    }),
   ),
   analyzeCall: failPermanently((callId: string) => analyzeCall(deps, callId)),
   attemptDelivery: failPermanently((deliveryId: string, number: number) =>

@@ -22,9 +22,13 @@ export async function handleCallEnded(
   /**
    * `wakeCampaign`: advance the call's campaign from here (dialAfterCallEnd: the next dial, and a
    * client signal only when its workflow must look) rather than leave it to the call's workflow, whose
-   * own signal costs it one more workflow task before it can complete.
+   * own signal costs it one more workflow task before it can complete. `onCampaignStepError` hears a
+   * failure of that step (the campaign's workflow is woken to step instead).
    */
-  { wakeCampaign: wakeHere = false }: { wakeCampaign?: boolean } = {},
+  {
+    wakeCampaign: wakeHere = false,
+    onCampaignStepError,
+  }: { wakeCampaign?: boolean; onCampaignStepError?: (error: unknown) => void } = {},
 ) {
   // What the end needs to know, in one query: whether any webhook or email is (or was) due.
   const [call] = await deps.db.$queryRaw<CallEnd[]>`
@@ -59,6 +63,7 @@ export async function handleCallEnded(
       campaignId: call.campaignId,
       callId,
       paced: Boolean(call.campaignContact!.dialsPerMinute),
+      onStepError: onCampaignStepError,
     });
     if (wakeWorkflow) await deps.workflows.wakeCampaign(call.campaignId).catch(() => undefined);
   }

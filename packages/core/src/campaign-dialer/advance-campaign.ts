@@ -53,7 +53,7 @@ export async function advanceCampaign(
   // Read under the lock, for the work after the transaction: the calls this try created, or whether
   // an earlier try of the step claimed contacts (whose calls may still wait for their start).
   let dialedCalls: CallStart[] = [];
-  let claimed = false;
+  let claimedEarlier = false;
   let countsRefreshedAt: Date | null = null;
   const step: CampaignStep = await db.$transaction(
     async (tx) => {
@@ -81,7 +81,7 @@ export async function advanceCampaign(
            WHERE campaign_id = ${campaignId}::uuid AND state = 'calling') AS calling,
           (SELECT max_concurrent_calls FROM accounts WHERE id = ${campaign.accountId}::uuid) AS "accountLimit"`;
       if (state!.claimed) {
-        claimed = true;
+        claimedEarlier = true;
         return result({ sleepMs: 0 });
       }
       const { calling } = state!;
@@ -177,7 +177,7 @@ export async function advanceCampaign(
   );
 
   if (dialedCalls.length > 0) await startCallWorkflows(deps, dialedCalls);
-  else if (claimed) await startClaimedCalls(deps, claimToken);
+  else if (claimedEarlier) await startClaimedCalls(deps, claimToken);
   // A crash before these starts leaves the deliveries to the relay.
   await startEventDeliveries(deps, deliveries);
   const counts = await refreshCounts(deps, campaignId, { force: step.done, refreshedAt: countsRefreshedAt });

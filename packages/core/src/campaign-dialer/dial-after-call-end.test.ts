@@ -145,8 +145,12 @@ describe("a campaign call's end dials the next contact", () => {
     const { campaignId, callId } = await campaignWithEndedCall();
     const window = await holdWrites(database.url, { table: 'calls', when: `NEW.to_number = '+14157771001'` });
     const { workflows, seen } = recordingWorkflows();
+    const stepErrors: unknown[] = [];
     try {
-      const ending = handleCallEnded({ ...deps, workflows }, callId, { wakeCampaign: true });
+      const ending = handleCallEnded({ ...deps, workflows }, callId, {
+        wakeCampaign: true,
+        onCampaignStepError: (error) => stepErrors.push(error),
+      });
       await window.reached();
       expect(await window.terminate()).toBe(1);
       // The step's transaction is gone; the end itself stands, and the workflow is asked to look.
@@ -155,6 +159,8 @@ describe("a campaign call's end dials the next contact", () => {
       await window.release();
     }
     expect(seen.woken).toEqual([campaignId]);
+    // The failure is heard, not swallowed: the worker logs it.
+    expect(stepErrors).toHaveLength(1);
     expect(await rowsOf(campaignId)).toEqual({
       contacts: [
         ['completed', 1],

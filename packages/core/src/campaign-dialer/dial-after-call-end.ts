@@ -20,11 +20,17 @@ export function callEndClaimToken(callId: string): string {
  *
  * Returns whether the campaign's workflow must still be woken: when this step dialed nothing (the
  * workflow works out how long to wait), finished the campaign, or left ready contacts for another step;
- * and when it failed (the workflow's own step tries again, with a claim token of its own).
+ * and when it failed (the workflow's own step tries again, with a claim token of its own; `onStepError`
+ * hears why, so that a step failing on every call's end does not go unseen behind the workflow's).
  */
 export async function dialAfterCallEnd(
   deps: CoreDeps,
-  { campaignId, callId, paced }: { campaignId: string; callId: string; paced: boolean },
+  {
+    campaignId,
+    callId,
+    paced,
+    onStepError,
+  }: { campaignId: string; callId: string; paced: boolean; onStepError?: (error: unknown) => void },
 ): Promise<{ wakeWorkflow: boolean }> {
   if (paced) return { wakeWorkflow: true };
   try {
@@ -34,7 +40,8 @@ export async function dialAfterCallEnd(
       claimToken: callEndClaimToken(callId),
     });
     return { wakeWorkflow: step.done || step.dialed === 0 || step.blockedBy === 'pacing' };
-  } catch {
+  } catch (error) {
+    onStepError?.(error);
     return { wakeWorkflow: true };
   }
 }

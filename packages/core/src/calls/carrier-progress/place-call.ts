@@ -90,9 +90,11 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
   const [settings] = await deps.db.$queryRaw<
     { voicemailAction: string | null; ringTimeoutSeconds: number | null }[]
   >`
-    SELECT (SELECT voicemail_action FROM agents WHERE id = ${call.agentId}::uuid) AS "voicemailAction",
-      COALESCE((SELECT ring_timeout_seconds FROM campaigns WHERE id = ${call.campaignId}::uuid),
-               (SELECT ring_timeout_seconds FROM agents WHERE id = ${call.agentId}::uuid)) AS "ringTimeoutSeconds"`;
+    SELECT a.voicemail_action AS "voicemailAction",
+      COALESCE(k.ring_timeout_seconds, a.ring_timeout_seconds) AS "ringTimeoutSeconds"
+    FROM (SELECT 1) one
+      LEFT JOIN agents a ON a.id = ${call.agentId}::uuid
+      LEFT JOIN campaigns k ON k.id = ${call.campaignId}::uuid`;
   const ringTimeoutSeconds = settings?.ringTimeoutSeconds ?? undefined;
   const placedAt = deps.clock.now();
   if (!firstAttemptAt)
