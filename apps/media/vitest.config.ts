@@ -2,10 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The files share one process and its loaded modules (each still gets its own database and
-    // servers). One file at a time: the recording's timing tests hold frames to 40 ms, which three
-    // files at once beside another suite on two cores missed by a millisecond.
+    // The files share their worker's process and loaded modules (each still gets its own database and
+    // servers). Two workers: the files spend their time on conversations in real time (a file alone keeps
+    // about a fifth of two cores busy), and the timing tests measure against the holds of their own
+    // process's event loop rather than a fixed allowance.
     isolate: false,
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
