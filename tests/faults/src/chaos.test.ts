@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runChaos } from './chaos/run-chaos';
 
 /**
- * The chaos run for 75 s with a fault every 3 to 6 s (`pnpm chaos` runs it for ten minutes, or as long
+ * The chaos run for 50 s with a fault every 2.5 to 5 s (`pnpm chaos` runs it for ten minutes, or as long
  * as asked, a fault every 4 to 10 s) on the stack production runs: two api instances behind a load
  * balancer, two workers and the media server on PostgreSQL, the PostgreSQL-backed Temporal server and
  * Redis, with Twilio and the voice providers at their emulators. Campaigns, direct dials, inbound calls,
@@ -15,8 +15,8 @@ describe('the chaos run', () => {
     { timeout: 900_000 },
     async () => {
       const figures = await runChaos({
-        durationMs: 75_000,
-        faultIntervalMs: [3_000, 6_000],
+        durationMs: 50_000,
+        faultIntervalMs: [2_500, 5_000],
         minFaults: 6,
         faults: true,
         log: () => {},
