@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type ActivityInterceptorsFactory, type NativeConnection } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Runtime,
+  Worker,
+  type ActivityInterceptorsFactory,
+  type NativeConnection,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import type { CallRuntime, CoreDeps } from '@voice/core';
 import { createActivities } from './activities';
 
@@ -42,7 +49,31 @@ export interface CreateWorkerOptions {
   activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
-export function createWorker({
+/** The sources' bundles, by workflows path: made once per process however many workers it creates. */
+const sourceBundles = new Map<string, Promise<WorkflowBundle>>();
+
+/**
+ * The workflows' sources bundled with their interceptors (about a second of CPU each time), once per
+ * process: a test file creates a worker per test, and the files of a suite share a process.
+ */
+export function bundledSources(
+  workflowsPath: string = WORKFLOWS_SOURCE.workflowsPath,
+): Promise<WorkflowBundle> {
+  let bundle = sourceBundles.get(workflowsPath);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: WORKFLOW_INTERCEPTORS,
+      logger: Runtime.instance().logger,
+    });
+    // A failed bundle is not kept: the next worker tries again.
+    bundle.catch(() => sourceBundles.delete(workflowsPath));
+    sourceBundles.set(workflowsPath, bundle);
+  }
+  return bundle;
+}
+
+export async function createWorker({
   connection,
   namespace,
   taskQueue,
@@ -55,15 +86,13 @@ export function createWorker({
     connection,
     namespace,
     taskQueue,
-    ...('bundlePath' in workflows
-      ? { workflowBundle: { codePath: workflows.bundlePath } }
-      : { workflowsPath: workflows.workflowsPath }),
+    // Either bundle has the workflow interceptors in it already.
+    workflowBundle:
+      'bundlePath' in workflows
+        ? { codePath: workflows.bundlePath }
+        : await bundledSources(workflows.workflowsPath),
     activities: createActivities(deps),
-    // A prebuilt bundle has the workflow interceptors in it already.
-    interceptors: {
-      activity: activityInterceptors,
-      ...('bundlePath' in workflows ? {} : { workflowModules: WORKFLOW_INTERCEPTORS }),
-    },
+    interceptors: { activity: activityInterceptors },
     ...(maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows }),
   });
 }

@@ -29,7 +29,7 @@ import { connectTestServices, type TestServices } from '../../test/services';
 import { CallStatusAttribute, workflowIds } from '@voice/workflows';
 import { createCarrierEventSink, createWorkflowStarter } from '@voice/workflows/starters';
 import { createActivities } from '../activities';
-import { createWorker, WORKFLOWS_SOURCE } from '../worker';
+import { bundledSources, createWorker } from '../worker';
 
 let services: TestServices;
 
@@ -488,7 +488,7 @@ describe('call workflow on a real dev server and worker', () => {
         connection: nativeConnection,
         namespace: 'default',
         taskQueue,
-        workflowsPath: WORKFLOWS_SOURCE.workflowsPath,
+        workflowBundle: await bundledSources(),
         activities: {
           ...activities,
           handleCallEnded: async (...args: Parameters<typeof activities.handleCallEnded>) => {

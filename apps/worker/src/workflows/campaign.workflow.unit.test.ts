@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { CampaignStep } from '@voice/core';
 import { wakeCampaignSignal, workflowIds } from '@voice/workflows';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Activities } from '../activities';
-import { WORKFLOWS_SOURCE } from '../worker';
+import { bundledSources } from '../worker';
 
 /**
  * The campaign workflow's own logic (pacing, waits, wake-ups, continue-as-new) with its one activity
@@ -14,11 +14,11 @@ import { WORKFLOWS_SOURCE } from '../worker';
  */
 
 let env: TestWorkflowEnvironment;
-let bundle: { code: string };
+let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createFromExistingServer({ address: inject('temporalAddress') });
-  bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_SOURCE.workflowsPath, logger: undefined });
+  bundle = await bundledSources();
 });
 afterAll(() => env?.teardown());
 
