@@ -114,6 +114,62 @@ describe('the service ending a call at a transient carrier error', () => {
   );
 });
 
+describe('an answering machine detected before the carrier reported the answer', () => {
+  it.each(['hang_up', 'retry_later'])(
+    '(%s) is hung up on at the answer, once, however often the answer comes',
+    async (action) => {
+      // The two callbacks race: the detection's signal reached the workflow while the call still rang.
+      const carrier = createSimulatedCarrier({ dialMs: 0, ringMs: 600_000, talkMs: 600_000 });
+      const hangUps: string[] = [];
+      const runtime = {
+        ...deps,
+        carrier: {
+          ...carrier,
+          hangUp: async (...args: Parameters<Carrier['hangUp']>) => {
+            hangUps.push(args[0]);
+            return carrier.hangUp(...args);
+          },
+        },
+        conversation: deterministicConversationEngine,
+      };
+      nextNumber += 1;
+      const from = `+1415557${String(1000 + nextNumber)}`;
+      const { account, agent } = await seedAccount(deps, `Machine first ${nextNumber}`, [from]);
+      await deps.db.agent.update({ where: { id: agent.id }, data: { voicemailAction: action } });
+      const { call_id } = await dialCall(deps, {
+        accountId: account.id,
+        from_number: from,
+        to_number: `+1415${600 + nextNumber}0009`,
+      });
+      expect((await placeCall(runtime, call_id)).status).not.toBe('ongoing');
+      const { carrierCallId } = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+      const at = new Date().toISOString();
+      const detected = {
+        kind: 'detected' as const,
+        answeredBy: 'machine' as const,
+        carrierCallId: carrierCallId!,
+        at,
+      };
+      const answered = { kind: 'answered' as const, carrierCallId: carrierCallId!, at, sequence: 2 };
+
+      await applyCarrierEvents(runtime, call_id, [detected]);
+      expect(hangUps).toEqual([]);
+      expect(await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).toMatchObject({
+        answeredBy: 'machine',
+        serviceEndReason: null,
+      });
+      await applyCarrierEvents(runtime, call_id, [answered]);
+      expect(hangUps).toEqual([carrierCallId]);
+      const met = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+      expect(met).toMatchObject({ status: 'ongoing', serviceEndReason: 'agent_hangup' });
+      expect(met.serviceEndConfirmedAt).toBeInstanceOf(Date);
+      // The answer again (a retried step): nothing more is asked of the carrier.
+      await applyCarrierEvents(runtime, call_id, [answered]);
+      expect(hangUps).toHaveLength(1);
+    },
+  );
+});
+
 describe('an answering machine met by an agent that leaves a message', () => {
   it('asks the live conversation once, and the carrier nothing; a stored conversation is not asked', async () => {
     const { requests, runtime } = failingOnce('hangUp');

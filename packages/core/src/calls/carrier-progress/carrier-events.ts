@@ -118,8 +118,12 @@ async function applyEvents(
   }
   if (answeredBy && answeredBy !== call.answeredBy)
     await deps.db.call.update({ where: { id: call.id }, data: { answeredBy } });
-  if (find('detected')?.answeredBy === 'machine' && status === 'ongoing')
-    await answerMachine(deps, call, carrierCallId);
+  // An answering machine is met once the call is answered: at its detection, or at the answer when the
+  // detection's callback overtook the answer's (the two race; the detection was recorded then). Meeting
+  // it again (a retried step, a repeated event) asks nothing more.
+  const machineDetected =
+    find('detected')?.answeredBy === 'machine' || (answered !== undefined && call.answeredBy === 'machine');
+  if (machineDetected && status === 'ongoing') await answerMachine(deps, call, carrierCallId);
   return awaitingEvents(deps, status, carrierCallId);
 }
 
