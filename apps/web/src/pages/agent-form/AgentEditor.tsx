@@ -178,7 +178,8 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
       <WebhookRows webhooks={webhooks} rowError={rowError} listError={listError} />
       <ErrorMessage error={formError} />
       <div className="actions">
-        <button type="submit" disabled={save.isPending}>
+        {/* A new agent's voice, until one is chosen, is its language's first: known once the voices are. */}
+        <button type="submit" disabled={save.isPending || (!voice && voices.isPending)}>
           {agent ? 'Save agent' : 'Create agent'}
         </button>
         <Link to="/agents">Cancel</Link>
