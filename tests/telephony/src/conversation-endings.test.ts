@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   itKeepsSecrets,
   liveConversation,
+  bothLines,
   analysed,
   COLLEAGUE,
   HANGS_UP,
@@ -224,12 +225,7 @@ describe('a live conversation through Twilio, ending', () => {
 
     it('comes back to the caller and says so when the colleague does not answer', async () => {
       await transferTo(NO_COLLEAGUE);
-      live.callee = [
-        { untilAgentQuietMs: 1_000 },
-        { text: SAID[0]! },
-        { untilAgentQuietMs: 1_000 },
-        { text: SAID[1]! },
-      ];
+      live.callee = bothLines();
       live.answers = [
         { say: 'One moment, please.', toolCalls: [{ name: 'transfer_call', arguments: {} }] },
         { say: SUMMARY },

@@ -1,6 +1,6 @@
 import { waitFor } from '@voice/dev';
 import { describe, expect, it } from 'vitest';
-import { itKeepsSecrets, liveConversation, analysed, HELD, SAID } from './support/live-conversation';
+import { analysed, bothLines, HELD, itKeepsSecrets, liveConversation } from './support/live-conversation';
 
 /**
  * Live conversations whose parts fail mid-call: the language model, speech-to-text, the media server
@@ -12,12 +12,7 @@ const live = liveConversation('Conversation failures');
 describe('a live conversation through Twilio, its parts failing', () => {
   it('the model failing: the caller hears an apology, then a goodbye, and the call ends cleanly', async () => {
     // The callee speaks again once the agent's apology is over (by its audio, not after a fixed pause).
-    live.callee = [
-      { untilAgentQuietMs: 1_000 },
-      { text: SAID[0]! },
-      { untilAgentQuietMs: 1_000 },
-      { text: SAID[1]! },
-    ];
+    live.callee = bothLines();
     // A 500, then a request never answered (timed out): twice in a row.
     live.answers = [{ status: 500 }, { status: 500 }, { hang: true }, { hang: true }];
     live.analysis = { status: 500 };

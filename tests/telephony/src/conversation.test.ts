@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   itKeepsSecrets,
   liveConversation,
+  bothLines,
   analysed,
   HELD,
   loudMs,
@@ -24,12 +25,7 @@ let booked: string | undefined;
 describe('a live conversation through Twilio', () => {
   it('speaks, listens, collects, ends with end_call, and is analysed, transcribed and recorded', async () => {
     // Each line once the agent has finished speaking, however long it took to begin.
-    live.callee = [
-      { untilAgentQuietMs: 1_000 },
-      { text: SAID[0]! },
-      { untilAgentQuietMs: 1_000 },
-      { text: SAID[1]! },
-    ];
+    live.callee = bothLines();
     live.answers = [
       {
         say: 'Nice to meet you, Dana. Which day suits you?',

@@ -29,6 +29,14 @@ export const NO_COLLEAGUE = '+14155560003';
 export const WELCOME = 'Hello, this is the dental clinic.';
 export const SAID = ['Hi, this is Dana.', 'Tuesday morning works for me.'];
 
+/** A callee who says both lines, each once the agent has finished speaking, however long that took. */
+export const bothLines = (): CalleeTurn[] => [
+  { untilAgentQuietMs: 1_000 },
+  { text: SAID[0]! },
+  { untilAgentQuietMs: 1_000 },
+  { text: SAID[1]! },
+];
+
 /** The model's analysis of a call that ended before a day was agreed. */
 export const analysed = (summary: string): LlmReply => ({
   say: JSON.stringify({ summary, detected_gender: null, vars_extracted: { appointment_day: '' } }),
