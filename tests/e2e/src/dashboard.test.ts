@@ -61,19 +61,18 @@ async function campaignCount() {
 describe('the dashboard', () => {
   it('creates an agent with a webhook, with the API message beside a bad field and the secret never shown', async () => {
     // The voices held back (a busy api): a new agent cannot be sent before its default voice is known,
-    // which would be refused for its empty voice instead.
+    // which would be refused for its empty voice instead. The route stays: once released, it lets every
+    // request through at once.
     let releaseVoices!: () => void;
     const voicesHeld = new Promise<void>((resolve) => (releaseVoices = resolve));
-    const voicesList = (url: URL) => url.pathname.includes('voices.list');
-    await page.route(voicesList, async (route) => {
-      await voicesHeld;
-      await route.continue();
-    });
+    await page.route(
+      (url) => url.pathname.includes('voices.list'),
+      (route) => voicesHeld.then(() => route.continue()),
+    );
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('link', { name: 'New agent' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Create agent' }).isDisabled()).toBe(true);
     releaseVoices();
-    await page.unroute(voicesList);
     await expect.poll(() => page.getByRole('button', { name: 'Create agent' }).isEnabled()).toBe(true);
     await page.getByLabel('Name', { exact: true }).fill('Appointment setter');
     await page.getByLabel('Prompt').fill('You book appointments for the clinic.');
