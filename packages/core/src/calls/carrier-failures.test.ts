@@ -54,7 +54,8 @@ function failing(
 const failingOnce = (method: Method) => failing(method);
 
 let nextNumber = 0;
-async function ongoingCall(runtime: CoreDeps & CallRuntime, voicemailAction = 'continue') {
+/** A call of an agent set to `voicemailAction`, placed; its row, and its status as placeCall left it. */
+async function placedCall(runtime: CoreDeps & CallRuntime, voicemailAction: string) {
   nextNumber += 1;
   const from = `+1415557${String(1000 + nextNumber)}`;
   const { account, agent } = await seedAccount(deps, `Service end ${nextNumber}`, [from]);
@@ -65,8 +66,14 @@ async function ongoingCall(runtime: CoreDeps & CallRuntime, voicemailAction = 'c
     // 0009: the simulator's callee answers and talks.
     to_number: `+1415${600 + nextNumber}0009`,
   });
-  expect((await placeCall(runtime, call_id)).status).toBe('ongoing');
-  return deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+  const { status } = await placeCall(runtime, call_id);
+  return { call: await deps.db.call.findUniqueOrThrow({ where: { id: call_id } }), status };
+}
+
+async function ongoingCall(runtime: CoreDeps & CallRuntime, voicemailAction = 'continue') {
+  const { call, status } = await placedCall(runtime, voicemailAction);
+  expect(status).toBe('ongoing');
+  return call;
 }
 
 describe('the service ending a call at a transient carrier error', () => {
@@ -132,17 +139,9 @@ describe('an answering machine detected before the carrier reported the answer',
         },
         conversation: deterministicConversationEngine,
       };
-      nextNumber += 1;
-      const from = `+1415557${String(1000 + nextNumber)}`;
-      const { account, agent } = await seedAccount(deps, `Machine first ${nextNumber}`, [from]);
-      await deps.db.agent.update({ where: { id: agent.id }, data: { voicemailAction: action } });
-      const { call_id } = await dialCall(deps, {
-        accountId: account.id,
-        from_number: from,
-        to_number: `+1415${600 + nextNumber}0009`,
-      });
-      expect((await placeCall(runtime, call_id)).status).not.toBe('ongoing');
-      const { carrierCallId } = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
+      const { call, status } = await placedCall(runtime, action);
+      expect(status).not.toBe('ongoing');
+      const { id: call_id, carrierCallId } = call;
       const at = new Date().toISOString();
       const detected = {
         kind: 'detected' as const,
