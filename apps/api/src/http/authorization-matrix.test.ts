@@ -344,11 +344,15 @@ function identifiersIn(rows: unknown): string[] {
  */
 async function expectNothingOfBeta(betaRows: unknown, res: Response, request: Request) {
   const named = JSON.stringify(request);
-  const alphaHolds = new Set(identifiersIn(await accountRows(alpha.accountId)));
   const shown = [...identifiersIn(betaRows), BETA_NAME].filter(
-    (id) => !alphaHolds.has(id) && !named.includes(id) && res.text.includes(id),
+    (id) => !named.includes(id) && res.text.includes(id),
   );
-  expect(shown, "Beta's identifiers in Alpha's response").toEqual([]);
+  // Alpha's rows (which grow with every test) are read only when the response shows one of Beta's.
+  const alphaHolds = shown.length ? new Set(identifiersIn(await accountRows(alpha.accountId))) : new Set();
+  expect(
+    shown.filter((id) => !alphaHolds.has(id)),
+    "Beta's identifiers in Alpha's response",
+  ).toEqual([]);
 }
 
 /** The fields of a zod input schema, dotted for nested objects, `[]` for array items. */
