@@ -5,6 +5,8 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     // Each suite drives a browser and real api and worker processes: one at a time on a small machine.
     fileParallelism: false,
+    // The files share one process and its loaded modules (each still starts its own browser and stack).
+    isolate: false,
     testTimeout: 90_000,
     // How long `expect.poll` waits for the page to show what it should (1 s by default): it returns as
     // soon as the page does, and a page busy beside another suite on two cores can take longer than 1 s.

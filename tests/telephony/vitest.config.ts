@@ -7,6 +7,7 @@ export default defineConfig({
     // and database. They spend their time waiting on calls in real time (a file alone keeps about a
     // tenth of two cores busy), so three run at once.
     maxWorkers: 3,
+    isolate: false,
     testTimeout: 90_000,
     hookTimeout: 120_000,
   },
