@@ -52,7 +52,6 @@ switch (command) {
         'turbo',
         'run',
         'typecheck',
-        'typecheck:scripts',
         'typecheck:packages',
         'lint',
         'test',
