@@ -84,6 +84,9 @@ export async function startMediaServer(
       });
     } else response.writeHead(404).end();
   });
+  // Idle connections stay open longer than a load balancer keeps its own (60 s on most; Fastify's 72 s,
+  // as the api's): with Node's 5 s, a client reusing a connection as the server closed it got a reset.
+  server.keepAliveTimeout = 72_000;
   const voicemail = new VoicemailRequests(deps, deps.databaseUrl);
   const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a

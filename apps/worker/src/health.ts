@@ -35,5 +35,7 @@ export function startHealthServer(
           .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', checks: { worker: state, database } }));
       });
   });
+  // Longer than a load balancer's or a prober's idle connections (as the media server's, and Fastify's).
+  server.keepAliveTimeout = 72_000;
   return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
 }

@@ -103,6 +103,7 @@ await worker.run();
 await relay.stop();
 await reconciler.stop();
 await compaction.stop();
+health.closeAllConnections();
 health.close();
 await clientConnection.close();
 await connection.close();
