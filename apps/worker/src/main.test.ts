@@ -39,7 +39,10 @@ const workerEnv = (
 });
 
 // The suites run at once: each has its own database and task queue, and spends most of its time waiting
-// on Temporal's timeouts after a kill.
+// on Temporal's timeouts after a kill (a killed worker's sticky queue is given up after 10 s), besides
+// starting two worker processes. That is 35 s alone on two cores, and took 56 s and more beside two other
+// suites: each test that kills a worker has two minutes.
+const KILLED = { timeout: 120_000 };
 describe.concurrent('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
     const worker = await startWorker(
@@ -63,7 +66,7 @@ describe.concurrent('worker process', () => {
   });
 });
 
-describe.concurrent('a worker process killed mid-call', () => {
+describe.concurrent('a worker process killed mid-call', KILLED, () => {
   it('leaves the call to the next worker, which completes it with a consistent row', async () => {
     const { deps, database: db2 } = await createTestDeps();
     const address = inject('temporalAddress');
@@ -198,7 +201,7 @@ async function webhookScene(status: (request: number) => number) {
   };
 }
 
-describe.concurrent('a worker process killed between two webhook attempts', () => {
+describe.concurrent('a worker process killed between two webhook attempts', KILLED, () => {
   it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
     const scene = await webhookScene((request) => (request === 1 ? 500 : 200));
     const { deps, requests } = scene;
@@ -252,7 +255,7 @@ describe.concurrent('a worker process killed between two webhook attempts', () =
   });
 });
 
-describe.concurrent('a worker process killed while recording an attempt', () => {
+describe.concurrent('a worker process killed while recording an attempt', KILLED, () => {
   // The window between an attempt's record and its consequence: the worker is SIGKILLed while the
   // attempt's insert waits behind a trigger, then the insert is let go. Recorded on its own, as it
   // once was, the attempt left the delivery pending for good (the re-run found it and changed nothing).
