@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rms } from '@voice/audio';
 import {
   createMediaStreamToken,
   localRecordingStore,
@@ -273,14 +272,6 @@ export function mediaTestHarness() {
 }
 
 export const spokenMs = (audio: Buffer) => audio.length / 8;
-
-/** Milliseconds of a channel louder than silence. */
-export const loudMs = (samples: Int16Array) => {
-  let loud = 0;
-  for (let at = 0; at + 160 <= samples.length; at += 160)
-    if (rms(samples.subarray(at, at + 160)) > 400) loud += 20;
-  return loud;
-};
 
 /** A long welcome, for a caller to talk over, and what the caller says. */
 export const OPENING_HOURS =

@@ -1,9 +1,9 @@
-import { mulawDecode, parseWav, speak } from '@voice/audio';
+import { loudMs, mulawDecode, parseWav, speak } from '@voice/audio';
 import { waitFor } from '@voice/dev';
 import { startLlmEmulator } from '@voice/provider-emulators';
 import { espeakTextToSpeech, openAiTextToSpeech, withFallback } from '@voice/providers';
 import { describe, expect, it } from 'vitest';
-import { INTERRUPTION, loudMs, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
+import { INTERRUPTION, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
 
 /**
  * The media server holding real conversations (media-test-harness.ts): the welcome, the caller's turns,

@@ -1,10 +1,10 @@
-import { resample, rms, speakPcm } from '@voice/audio';
+import { loudMs, resample, rms, speakPcm } from '@voice/audio';
 import { createMediaStreamToken, createWebCall, webCallTokens, type TurnLatency } from '@voice/core';
 import { waitFor } from '@voice/dev';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { askingFlowAgent } from './asking-flow-agent';
-import { loudMs, mediaTestHarness } from './media-test-harness';
+import { mediaTestHarness } from './media-test-harness';
 import { openWebCall } from '@voice/twilio-emulator';
 
 const media = mediaTestHarness();

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   findSpeechEngine,
+  firstLoudMs,
+  loudMs,
   speakPcm,
   mulawDecode,
   mulawEncode,
@@ -136,5 +138,18 @@ describe('WAV files', () => {
     const short = writeMulawWav([Buffer.alloc(4_000, 0x7f)]).then(() => finished.push('short'));
     await Promise.all([long, short]);
     expect(finished).toEqual(['long', 'short']);
+  });
+});
+
+describe('loudness of 8 kHz audio', () => {
+  it('counts the loud 20 ms frames, and finds the first', () => {
+    // 100 ms of silence, 60 ms of a 400 Hz tone, 40 ms of silence.
+    const samples = new Int16Array(1_600);
+    for (let i = 800; i < 1_280; i++)
+      samples[i] = Math.round(8_000 * Math.sin((2 * Math.PI * 400 * i) / 8_000));
+    expect(loudMs(samples)).toBe(60);
+    expect(firstLoudMs(samples)).toBe(100);
+    expect(firstLoudMs(new Int16Array(800))).toBe(100);
+    expect(loudMs(new Int16Array(0))).toBe(0);
   });
 });

@@ -128,3 +128,20 @@ export function rms(samples: Int16Array): number {
   for (const sample of samples) sum += sample * sample;
   return Math.sqrt(sum / samples.length);
 }
+
+/** A 20 ms frame of 8 kHz audio at `at` is louder than silence (speech rather than line noise). */
+const loudFrame = (samples: Int16Array, at: number) => rms(samples.subarray(at, at + 160)) > 400;
+
+/** How many milliseconds of 8 kHz audio are loud, in 20 ms frames. */
+export function loudMs(samples: Int16Array): number {
+  let ms = 0;
+  for (let at = 0; at + 160 <= samples.length; at += 160) if (loudFrame(samples, at)) ms += 20;
+  return ms;
+}
+
+/** Where 8 kHz audio is first loud, in milliseconds from its start (its length if it never is). */
+export function firstLoudMs(samples: Int16Array): number {
+  let at = 0;
+  while (at + 160 <= samples.length && !loudFrame(samples, at)) at += 160;
+  return at / 8;
+}

@@ -1,4 +1,4 @@
-import { parseWav } from '@voice/audio';
+import { firstLoudMs, loudMs, parseWav } from '@voice/audio';
 import { waitFor, type ReceivedSpan } from '@voice/dev';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,8 +7,6 @@ import {
   bothLines,
   analysed,
   HELD,
-  firstLoudMs,
-  loudMs,
   SAID,
   WELCOME,
 } from './support/live-conversation';

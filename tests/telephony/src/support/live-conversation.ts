@@ -1,5 +1,5 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { rms, speak } from '@voice/audio';
+import { speak } from '@voice/audio';
 import { createVoiceClient } from '@voice/client';
 import { startWebhookReceiver, type WebhookReceiver } from '@voice/core/testing';
 import { startOtlpReceiver, waitFor, type OtlpReceiver } from '@voice/dev';
@@ -41,22 +41,6 @@ export const bothLines = (): CalleeTurn[] => [
 export const analysed = (summary: string): LlmReply => ({
   say: JSON.stringify({ summary, detected_gender: null, vars_extracted: { appointment_day: '' } }),
 });
-
-const loud = (samples: Int16Array, at: number) => rms(samples.subarray(at, at + 160)) > 400;
-
-/** How many milliseconds of 8 kHz audio are loud (speech rather than silence). */
-export const loudMs = (samples: Int16Array) => {
-  let ms = 0;
-  for (let at = 0; at + 160 <= samples.length; at += 160) if (loud(samples, at)) ms += 20;
-  return ms;
-};
-
-/** Where 8 kHz audio is first loud, in milliseconds from its start (its length if it never is). */
-export const firstLoudMs = (samples: Int16Array) => {
-  let at = 0;
-  while (at + 160 <= samples.length && !loud(samples, at)) at += 160;
-  return at / 8;
-};
 
 /** A workflow history as text, every payload decoded (payloads are stored as bytes). */
 function historyText(history: Parameters<typeof historyToJSON>[0]): string {
