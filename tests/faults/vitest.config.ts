@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
-    // Each suite drives real api and worker processes; two at once would starve a small machine.
-    fileParallelism: false,
+    // Each file drives its own api and worker processes (the chaos run a whole production-shaped stack):
+    // two files at once, the chaos run beside the shorter two in turn.
+    maxWorkers: 2,
     testTimeout: 90_000,
     hookTimeout: 120_000,
   },

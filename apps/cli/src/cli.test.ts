@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { voiceCli } from '../test/voice';
+import { voiceCli, voiceExecutable } from '../test/voice';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -146,6 +146,26 @@ describe('voice CLI', () => {
     expect(invalid.code).not.toBe(0);
     expect(invalid.stderr).toContain('phone_number must be a valid phone number in E.164 format');
     expect(await database.db.phoneNumber.count({ where: { accountId: account.account_id } })).toBe(0);
+  });
+
+  it('runs as the compiled executable: help and results on stdout, errors on stderr, exit codes a shell sees', async () => {
+    const shell = voiceExecutable(database.url);
+    const help = await shell('--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('Operate the voice agent calling service');
+
+    const unknown = await shell('accounts', 'list');
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toContain("error: unknown command 'list'");
+
+    const created = await shell('accounts', 'create', '--name', 'Shell Co', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const { account_id } = JSON.parse(created.stdout) as { account_id: string };
+    const refused = await shell('numbers', 'add', '0501234567', '--account', account_id);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(
+      'error: phone_number must be a valid phone number in E.164 format, e.g. +14155550123\n',
+    );
   });
 
   it('seeds the demo idempotently, reusing a still-valid key', async () => {

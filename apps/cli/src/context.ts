@@ -1,5 +1,6 @@
 import type * as CoreModule from '@voice/core';
 import type { CoreDeps } from '@voice/core';
+import { settings } from './io';
 
 /** The domain package, loaded when a command runs: `voice --help` and usage errors never load it. */
 export type Core = typeof CoreModule;
@@ -7,7 +8,7 @@ export const loadCore = (): Promise<Core> => import('@voice/core');
 
 /** The CLI is an operator tool: it talks to the database directly, with the rights of every account. */
 export async function withDeps<T>(fn: (deps: CoreDeps, core: Core) => Promise<T>): Promise<T> {
-  const [core, { createDb }, { env }] = await Promise.all([loadCore(), import('@voice/db'), import('./env')]);
+  const [core, { createDb }, env] = await Promise.all([loadCore(), import('@voice/db'), settings()]);
   if (!env.databaseUrl) throw new core.AppError('VALIDATION_FAILED', 'DATABASE_URL is not set');
   const db = createDb(env.databaseUrl, { maxConnections: 2 });
   const temporal = env.temporalAddress

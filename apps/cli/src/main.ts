@@ -1,9 +1,4 @@
-import { createProgram } from './program';
+import { runCli } from './run';
 
-try {
-  await createProgram().parseAsync(process.argv);
-} catch (error) {
-  // Errors are the user's to fix (a domain error, a missing setting): print the message, not a stack.
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
+const code = await runCli(process.argv.slice(2));
+if (code !== 0) process.exit(code);

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { print } from './io';
 
 export interface OutputOptions {
   json?: boolean;
@@ -7,26 +8,26 @@ export interface OutputOptions {
 /** `--json` prints machine-readable JSON; otherwise a table for people. */
 export function printRows(rows: Record<string, unknown>[], columns: string[], { json }: OutputOptions): void {
   if (json) {
-    console.log(JSON.stringify(rows, null, 2));
+    print(JSON.stringify(rows, null, 2));
     return;
   }
   if (rows.length === 0) {
-    console.log('(none)');
+    print('(none)');
     return;
   }
   const table = new Table({ head: columns });
   for (const row of rows) table.push(columns.map((column) => formatCell(row[column])));
-  console.log(table.toString());
+  print(table.toString());
 }
 
 export function printRecord(record: Record<string, unknown>, { json }: OutputOptions): void {
   if (json) {
-    console.log(JSON.stringify(record, null, 2));
+    print(JSON.stringify(record, null, 2));
     return;
   }
   const table = new Table();
   for (const [key, value] of Object.entries(record)) table.push({ [key]: formatCell(value) });
-  console.log(table.toString());
+  print(table.toString());
 }
 
 function formatCell(value: unknown): string {

@@ -16,11 +16,21 @@ import { registerTestAgentCommand } from './commands/test-agent';
 import { registerTestContactCommands } from './commands/test-contacts';
 import { registerUserCommands } from './commands/users';
 import { registerWebhookCommands } from './commands/webhooks';
+import type { CliIo } from './io';
 
-export function createProgram(): Command {
+/**
+ * The `voice` program, writing to `io`'s outputs. Commander's exits become errors (runCli turns them into
+ * exit codes); both settings are made before the commands are added, which inherit them.
+ */
+export function createProgram(io: Pick<CliIo, 'stdout' | 'stderr'>): Command {
   const program = new Command('voice')
     .description('Operate the voice agent calling service')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+    });
   registerAccountCommands(program);
   registerAgentCommands(program);
   registerCallCommands(program);

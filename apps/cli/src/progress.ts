@@ -1,6 +1,9 @@
+import { print, stdout } from './io';
+
 /** A one-line progress bar on a terminal; plain lines (only when changed) when output is piped. */
 export function progressBar(label: string) {
-  const tty = process.stdout.isTTY === true;
+  const out = stdout();
+  const tty = out.isTTY === true;
   let last = '';
   return {
     update(done: number, total: number, detail = '') {
@@ -10,11 +13,11 @@ export function progressBar(label: string) {
       const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${done}/${total}${detail ? ` ${detail}` : ''}`;
       if (line === last) return;
       last = line;
-      if (tty) process.stdout.write(`\r${line}\u001b[K`);
-      else console.log(line);
+      if (tty) out.write(`\r${line}\u001b[K`);
+      else print(line);
     },
     done() {
-      if (tty && last) process.stdout.write('\n');
+      if (tty && last) out.write('\n');
     },
   };
 }

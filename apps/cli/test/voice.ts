@@ -1,21 +1,22 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { TEST_SECRETS_KEY } from '@voice/core/testing';
+import { runCli } from '../src/run';
+import { commandEnv, type VoiceResult } from './executable';
 
-const BIN = fileURLToPath(new URL('../bin/voice.mjs', import.meta.url));
+export { voiceExecutable } from './executable';
 
-/** Runs the real `voice` executable against a database, without a Temporal address unless `extraEnv` has one. */
+/**
+ * Runs `voice` commands inside the test process (`runCli`, what the executable runs) with an
+ * environment and outputs of their own: the same program, its exit code and its two outputs, without
+ * a Node process started for each command.
+ */
 export function voiceCli(databaseUrl: string, extraEnv: Record<string, string> = {}) {
-  return (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      const env: NodeJS.ProcessEnv = { ...process.env };
-      delete env.TEMPORAL_ADDRESS;
-      Object.assign(env, { DATABASE_URL: databaseUrl, SECRETS_KEY: TEST_SECRETS_KEY, ...extraEnv });
-      const child = spawn(process.execPath, [BIN, ...args], { env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  return async (...args: string[]): Promise<VoiceResult> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      env: commandEnv(databaseUrl, extraEnv),
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
     });
+    return { code, stdout, stderr };
+  };
 }

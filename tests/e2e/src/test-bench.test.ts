@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { voiceCli } from '@voice/cli/testing';
+import { voiceExecutable } from '@voice/cli/testing';
 import { modifyAgent } from '@voice/core';
 import { demoModel, startLlmEmulator, type LlmEmulator } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
@@ -65,7 +65,10 @@ afterAll(async () => {
 const voice = (...args: string[]) => {
   const { env } = stack;
   const names = ['SECRETS_KEY', 'JWT_SECRET', 'TEMPORAL_ADDRESS', 'TEMPORAL_TASK_QUEUE'];
-  return voiceCli(env.DATABASE_URL!, Object.fromEntries(names.map((name) => [name, env[name]!])))(...args);
+  return voiceExecutable(
+    env.DATABASE_URL!,
+    Object.fromEntries(names.map((name) => [name, env[name]!])),
+  )(...args);
 };
 
 async function testAgent(scenarios: string) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withDeps } from '../context';
 import { printRecord } from '../output';
+import { print } from '../io';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('Manage accounts');
@@ -17,7 +18,7 @@ export function registerAccountCommands(program: Command): void {
           { account_id: account.id, account_name: account.name, api_key_id: apiKey.id, api_key: key },
           options,
         );
-        if (!options.json) console.log('Store the API key now: it is not shown again.');
+        if (!options.json) print('Store the API key now: it is not shown again.');
       }),
     );
   accounts

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { AgentView } from '@voice/core';
 import { loadCore, withAccount } from '../context';
 import { printRecord, printRows } from '../output';
+import { print } from '../io';
 
 const COLUMNS = ['agent_id', 'name', 'agent_type', 'voice', 'language', 'webhooks', 'updated_at'];
 
@@ -94,7 +95,7 @@ export function registerAgentCommands(program: Command): void {
           COLUMNS,
           options,
         );
-        console.log(`${rows.length} of ${total_count} agent(s)`);
+        print(`${rows.length} of ${total_count} agent(s)`);
       }),
     );
 
@@ -190,7 +191,7 @@ export function registerAgentCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .action((agentId: string, options: { account: string }) =>
       withAccount(options.account, async (deps, accountId, core) => {
-        console.log(JSON.stringify(await core.exportFlow(deps, { accountId, agentId }), null, 2));
+        print(JSON.stringify(await core.exportFlow(deps, { accountId, agentId }), null, 2));
       }),
     );
 }

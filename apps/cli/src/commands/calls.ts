@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { FullCall } from '@voice/core';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
+import { print } from '../io';
 
 const COLUMNS = [
   'call_id',
@@ -131,7 +132,7 @@ export function registerCallCommands(program: Command): void {
             COLUMNS,
             options,
           );
-          console.log(`${result.calls.length} of ${result.total_count} call(s)`);
+          print(`${result.calls.length} of ${result.total_count} call(s)`);
         }),
     );
 
@@ -152,13 +153,13 @@ export function registerCallCommands(program: Command): void {
           if (call.call_status !== last) {
             last = call.call_status;
             const reason = call.disconnection_reason ? ` (${call.disconnection_reason})` : '';
-            console.log(`${new Date().toISOString()}  ${call.call_status}${reason}`);
+            print(`${new Date().toISOString()}  ${call.call_status}${reason}`);
           }
           if ((core.TERMINAL_STATUSES as readonly string[]).includes(call.call_status)) break;
           if (Date.now() > deadline) throw new Error(`call ${callId} did not end within ${options.timeout}s`);
           await new Promise((resolve) => setTimeout(resolve, Number(options.interval)));
         }
-        if (call.summary) console.log(`summary: ${call.summary}`);
+        if (call.summary) print(`summary: ${call.summary}`);
       }),
     );
 }

@@ -5,6 +5,7 @@ import { withAccount, type Core } from '../context';
 import { readCsv } from '../csv';
 import { printRecord, printRows } from '../output';
 import { progressBar } from '../progress';
+import { print, printError } from '../io';
 
 const BATCH = 1000;
 const COLUMNS = ['campaign_id', 'name', 'status', 'total', 'queued', 'calling', 'completed', 'created_at'];
@@ -88,7 +89,7 @@ function progressDetail(campaign: Campaign) {
 function reportPause(campaign: Campaign, shown: { reason: string | null }) {
   if (campaign.paused_reason === shown.reason) return;
   shown.reason = campaign.paused_reason;
-  if (campaign.paused_reason) console.error(`\npaused by the service: ${campaign.paused_reason}`);
+  if (campaign.paused_reason) printError(`\npaused by the service: ${campaign.paused_reason}`);
 }
 
 async function watch(core: Core, deps: CoreDeps, accountId: string, campaignId: string, intervalMs: number) {
@@ -104,7 +105,7 @@ async function watch(core: Core, deps: CoreDeps, accountId: string, campaignId: 
       const outcomes = Object.entries(campaign.counts.by_outcome)
         .map(([outcome, count]) => `${outcome} ${count}`)
         .join(', ');
-      console.log(`${campaign.status}${outcomes ? `: ${outcomes}` : ''}`);
+      print(`${campaign.status}${outcomes ? `: ${outcomes}` : ''}`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
@@ -200,8 +201,7 @@ export function registerCampaignCommands(program: Command): void {
           const campaign = options.draft
             ? await core.getCampaign(deps, { accountId, campaignId: draft.campaign_id })
             : await core.resumeCampaign(deps, { accountId, campaignId: draft.campaign_id });
-          if (rejected.length > 0)
-            console.log(`${rejected.length} row(s) rejected:\n  ${rejected.join('\n  ')}`);
+          if (rejected.length > 0) print(`${rejected.length} row(s) rejected:\n  ${rejected.join('\n  ')}`);
           printRecord(options.json ? campaign : summaryRow(campaign), options);
         }),
     );

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
+import { settings } from '../io';
 
 const COLUMNS = [
   'carrier_connection_id',
@@ -20,7 +21,7 @@ interface CredentialOptions {
 
 /** Secrets from their options or, kept out of shell history, from the environment (read when run). */
 async function credentials(options: CredentialOptions) {
-  const { env } = await import('../env');
+  const env = await settings();
   return {
     auth_token: options.authToken ?? env.carrierAuthToken,
     api_key_sid: options.apiKeySid,

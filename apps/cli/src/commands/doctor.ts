@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withDeps } from '../context';
 import { printRows } from '../output';
+import { exitWith, print } from '../io';
 
 /**
  * `voice doctor`: the reconciler's checks on demand (docs/reliability.md), reported, never repaired:
@@ -21,7 +22,7 @@ export function registerDoctorCommand(program: Command): void {
         const graceMs = core.parseInput(core.DoctorOptions, { grace: Number(options.grace) }).grace * 1000;
         const report = await core.reconcile(deps, { graceMs, allCounts: options.allCounts === true });
         const workflowsChecked = deps.workflows.workflowState !== undefined;
-        if (options.json) console.log(JSON.stringify({ ...report, workflowsChecked }, null, 2));
+        if (options.json) print(JSON.stringify({ ...report, workflowsChecked }, null, 2));
         else {
           const totals = core.INVARIANTS.map((invariant) => ({
             invariant,
@@ -34,9 +35,9 @@ export function registerDoctorCommand(program: Command): void {
               ['invariant', 'id', 'detail'],
               {},
             );
-          if (!workflowsChecked) console.log('workflows not checked: set TEMPORAL_ADDRESS');
+          if (!workflowsChecked) print('workflows not checked: set TEMPORAL_ADDRESS');
         }
-        if (report.findings.length > 0) process.exitCode = 1;
+        if (report.findings.length > 0) exitWith(1);
       }),
     );
 }

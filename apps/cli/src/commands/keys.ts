@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withAccount } from '../context';
 import { printRecord, printRows } from '../output';
+import { print } from '../io';
 
 const COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'];
 
@@ -17,7 +18,7 @@ export function registerKeyCommands(program: Command): void {
         const input = core.parseInput(core.CreateApiKeyInput, { name: options.name });
         const { apiKey, key } = await core.createApiKey(deps, { accountId, ...input });
         printRecord({ ...apiKey, api_key: key }, options);
-        if (!options.json) console.log('Store the API key now: it is not shown again.');
+        if (!options.json) print('Store the API key now: it is not shown again.');
       }),
     );
   keys

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { AgentTestView } from '@voice/core';
 import { loadCore, withAccount } from '../context';
 import { printRecord } from '../output';
+import { print } from '../io';
 
 /** How often a run is looked at while the command waits for it. */
 const POLL_MS = 1_000;
@@ -50,13 +51,13 @@ export function registerTestAgentCommand(program: Command): void {
         const deadline = Date.now() + Number(options.timeout) * 1000;
         await withAccount(options.account, async (deps, accountId) => {
           let run = await core.startAgentTest(deps, { accountId, agentId, scenarios });
-          if (!options.json) console.log(`run ${run.run_id}: ${run.scenarios.length} scenario(s)`);
+          if (!options.json) print(`run ${run.run_id}: ${run.scenarios.length} scenario(s)`);
           while ((run.status === 'queued' || run.status === 'running') && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
             run = await core.agentTestOf(deps, { accountId, runId: run.run_id });
           }
           if (options.json) printRecord(run, options);
-          else for (const line of verdictLines(run)) console.log(line);
+          else for (const line of verdictLines(run)) print(line);
           // Passed: 0; failed: 1; not done or in error: 2.
           process.exitCode = run.status === 'passed' ? 0 : run.status === 'failed' ? 1 : 2;
         });

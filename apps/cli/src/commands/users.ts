@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { withAccount, withDeps } from '../context';
 import { printRecord } from '../output';
+import { print } from '../io';
 
 interface PasswordOptions {
   passwordStdin?: boolean;
@@ -30,7 +31,7 @@ function printUser(
     { user_id: user.id, email: user.email, ...(secret.generated ? { password: secret.password } : {}) },
     options,
   );
-  if (secret.generated && !options.json) console.log('Store the password now: it is not shown again.');
+  if (secret.generated && !options.json) print('Store the password now: it is not shown again.');
 }
 
 export function registerUserCommands(program: Command): void {

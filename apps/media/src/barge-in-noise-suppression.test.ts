@@ -1,0 +1,3 @@
+import { describeBargeIn } from './barge-in-set';
+
+describeBargeIn(true);
