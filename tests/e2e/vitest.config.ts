@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
-    // Each suite drives a browser and real api and worker processes: one at a time on a small machine.
-    fileParallelism: false,
+    // Each file drives a browser and real api and worker processes, and spends most of its time waiting
+    // on pages and calls in real time: two files at once.
+    maxWorkers: 2,
     // The files share one process and its loaded modules (each still starts its own browser and stack).
     isolate: false,
     testTimeout: 90_000,
