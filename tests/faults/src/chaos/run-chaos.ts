@@ -306,20 +306,25 @@ export async function runChaos({
   const quiescenceTrail: string[] = [];
   try {
     await waitFor('quiescence', 240_000, async () => {
-      const [open, unsettled, pending, running, [unhandled]] = await Promise.all([
-        deps.db.call.count({ where: { status: { in: ['initiated', 'ringing', 'ongoing'] } } }),
-        deps.db.campaignContact.count({ where: { state: { in: ['queued', 'calling'] } } }),
-        deps.db.webhookDelivery.count({ where: { status: 'pending' } }),
-        deps.db.campaign.count({ where: { status: { in: ['running', 'scheduled'] } } }),
-        deps.db.$queryRaw<{ calls: number }[]>`
-          SELECT count(*)::int AS calls FROM calls c
-           WHERE c.ended_at IS NOT NULL
-             AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.call_id = c.id AND e.type = 'call_ended')`,
-      ]);
-      const now = `open calls ${open}, contacts unsettled ${unsettled}, deliveries pending ${pending}, campaigns running ${running}, ends unhandled ${unhandled?.calls ?? 0}`;
+      // One statement, so one snapshot: a call's end is recorded with its event and the event's
+      // deliveries in one transaction, and counts read apart could see the end handled but not yet its
+      // new delivery pending (and call it quiet while that delivery's workflow is still being started).
+      const [counts] = await deps.db.$queryRaw<
+        { open: number; unsettled: number; pending: number; running: number; unhandled: number }[]
+      >`
+        SELECT (SELECT count(*)::int FROM calls WHERE status IN ('initiated', 'ringing', 'ongoing')) AS open,
+               (SELECT count(*)::int FROM campaign_contacts WHERE state IN ('queued', 'calling')) AS unsettled,
+               (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending,
+               (SELECT count(*)::int FROM campaigns WHERE status IN ('running', 'scheduled')) AS running,
+               (SELECT count(*)::int FROM calls c
+                 WHERE c.ended_at IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM webhook_events e
+                                    WHERE e.call_id = c.id AND e.type = 'call_ended')) AS unhandled`;
+      const { open, unsettled, pending, running, unhandled } = counts!;
+      const now = `open calls ${open}, contacts unsettled ${unsettled}, deliveries pending ${pending}, campaigns running ${running}, ends unhandled ${unhandled}`;
       if (now !== left) quiescenceTrail.push(`${Math.round((Date.now() - quietFrom) / 1000)} s: ${now}`);
       left = now;
-      return open + unsettled + pending + running + (unhandled?.calls ?? 0) === 0;
+      return open + unsettled + pending + running + unhandled === 0;
     });
     quiescenceMs = Date.now() - quietFrom;
   } catch (error) {
