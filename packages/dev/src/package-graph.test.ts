@@ -1,19 +1,23 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './paths';
 
+// The workspace's packages, as pnpm finds them: the directories with a package.json. `pnpm deploy` (the
+// integration suite's, which may run at the same time) leaves a directory without one under apps/.
 const manifests = (dir: string) =>
-  readdirSync(join(REPO_ROOT, dir)).map((name) => ({
-    dir: `${dir}/${name}`,
-    manifest: JSON.parse(readFileSync(join(REPO_ROOT, dir, name, 'package.json'), 'utf8')) as {
-      name: string;
-      dependencies?: Record<string, string>;
-      devDependencies?: Record<string, string>;
-      peerDependencies?: Record<string, string>;
-      scripts?: Record<string, string>;
-    },
-  }));
+  readdirSync(join(REPO_ROOT, dir))
+    .filter((name) => existsSync(join(REPO_ROOT, dir, name, 'package.json')))
+    .map((name) => ({
+      dir: `${dir}/${name}`,
+      manifest: JSON.parse(readFileSync(join(REPO_ROOT, dir, name, 'package.json'), 'utf8')) as {
+        name: string;
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+        scripts?: Record<string, string>;
+      },
+    }));
 
 describe('the package graph', () => {
   it('typechecks every package: in the one program of tsconfig.packages.json, or with its own script', () => {
