@@ -2,8 +2,8 @@ import { commaSeparated } from '@voice/core';
 
 export type CliEnv = ReturnType<typeof readEnv>;
 
-/** The CLI's settings, read from an environment: the process's, or a run's own (see run.ts). */
-export function readEnv(source: NodeJS.ProcessEnv) {
+/** The CLI's settings, read from an environment: a run's own (see run.ts), else the process's. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env) {
   return {
     databaseUrl: source.DATABASE_URL,
     jwtSecret: source.JWT_SECRET ?? '',

@@ -7,9 +7,9 @@ export interface CliOutput {
   isTTY?: boolean;
 }
 
-/** What one run of the CLI sees: its environment and its two outputs. */
+/** What one run of the CLI sees: its environment (the process's when not given) and its two outputs. */
 export interface CliIo {
-  env: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv;
   stdout: CliOutput;
   stderr: CliOutput;
 }
@@ -19,10 +19,14 @@ interface Run {
   exitCode: number;
 }
 
-export const processIo = (): CliIo => ({ env: process.env, stdout: process.stdout, stderr: process.stderr });
+/** The `voice` executable's: the process's environment and outputs. */
+export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr });
 const runs = new AsyncLocalStorage<Run>();
-const processRun: Run = { io: processIo(), exitCode: 0 };
-const current = (): Run => runs.getStore() ?? processRun;
+const current = (): Run => {
+  const run = runs.getStore();
+  if (!run) throw new Error('A command runs inside runCli');
+  return run;
+};
 
 /** The running command's outputs. */
 export const stdout = (): CliOutput => current().io.stdout;

@@ -38,12 +38,10 @@ const workerEnv = (
   ...settings,
 });
 
-// The suites run at once: each has its own database and task queue, and spends most of its time waiting
-// on Temporal's timeouts after a kill (a killed worker's sticky queue is given up after 10 s), besides
-// starting two worker processes. No race is waited out: one such test alone takes 20 s on two cores, the
-// file's tests at once (ten worker processes starting) 35 s, and beside two other suites 56 s and more,
-// all of it CPU for the starts. Each test that kills a worker has two minutes.
-const KILLED = { timeout: 120_000 };
+// The tests that kill a worker run one after another: each has its own database and task queue, starts
+// two worker processes and waits on Temporal's timeouts after the kill (a killed worker's sticky queue is
+// given up after 10 s): about 20 s alone on two cores. All at once, their ten worker processes starting
+// together took the CPU each needed, and beside other suites went past the tests' minute.
 describe.concurrent('worker process', () => {
   it('serves /healthz while running and stops gracefully on SIGTERM', async () => {
     const worker = await startWorker(
@@ -67,7 +65,7 @@ describe.concurrent('worker process', () => {
   });
 });
 
-describe.concurrent('a worker process killed mid-call', KILLED, () => {
+describe('a worker process killed mid-call', () => {
   it('leaves the call to the next worker, which completes it with a consistent row', async () => {
     const { deps, database: db2 } = await createTestDeps();
     const address = inject('temporalAddress');
@@ -202,7 +200,7 @@ async function webhookScene(status: (request: number) => number) {
   };
 }
 
-describe.concurrent('a worker process killed between two webhook attempts', KILLED, () => {
+describe('a worker process killed between two webhook attempts', () => {
   it('continues the delivery after restart with no attempt lost or doubled, and logs no secret', async () => {
     const scene = await webhookScene((request) => (request === 1 ? 500 : 200));
     const { deps, requests } = scene;
@@ -256,7 +254,7 @@ describe.concurrent('a worker process killed between two webhook attempts', KILL
   });
 });
 
-describe.concurrent('a worker process killed while recording an attempt', KILLED, () => {
+describe('a worker process killed while recording an attempt', () => {
   // The window between an attempt's record and its consequence: the worker is SIGKILLed while the
   // attempt's insert waits behind a trigger, then the insert is let go. Recorded on its own, as it
   // once was, the attempt left the delivery pending for good (the re-run found it and changed nothing).
@@ -299,7 +297,7 @@ describe.concurrent('a worker process killed while recording an attempt', KILLED
   });
 });
 
-describe.concurrent('a worker process killed mid-campaign', () => {
+describe('a worker process killed mid-campaign', () => {
   it(
     'leaves a campaign that finishes after restart with every contact dialed exactly once',
     { timeout: 180_000 },
