@@ -14,8 +14,8 @@ import { mediaTestHarness, OPENING_HOURS } from './media-test-harness';
  * none, as a provider does. A true interruption must stop the agent quickly and be answered; a
  * backchannel or a noise must not cost the agent its turn (at most a pause, then it goes on where it
  * stopped); and the agent is never silent more than 2 s after the caller has gone quiet. The set is
- * played twice, by two test files that run side by side: as the callers sent it (barge-in.test.ts), and
- * through noise suppression, an agent setting (barge-in-noise-suppression.test.ts).
+ * played twice by barge-in.test.ts, one run after the other: as the callers sent it, and through noise
+ * suppression, an agent setting.
  */
 
 const SET_DIR = join(import.meta.dirname, '../test-audio/barge-in');

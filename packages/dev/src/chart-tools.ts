@@ -5,7 +5,7 @@ import { runGo } from './temporal-server';
 
 /**
  * The tools that check the Helm chart (deploy/helm/voice): helm (lint, template) and kubeconform
- * (the rendered manifests against Kubernetes' schemas), built from the Go module proxy into .cache on
+ * (the rendered manifests against Kubernetes' schemas), built from the Go module proxy into the tools' cache (paths.ts) on
  * first use (a few minutes, once per machine), like the Temporal server.
  */
 

@@ -8,6 +8,9 @@ export const env = {
   npmExecPath: process.env.npm_execpath || undefined,
   /** `pnpm dev`'s state folder instead of `.data/`. */
   devDataDir: process.env.DEV_DATA_DIR || undefined,
+  /** Where the Go-built tools are kept instead of `$XDG_CACHE_HOME/voice-agent-calling` (paths.ts). */
+  toolsCacheDir: process.env.VOICE_TOOLS_CACHE || undefined,
+  xdgCacheHome: process.env.XDG_CACHE_HOME || undefined,
   /** `compiled`: test processes run the built services (`pnpm test` sets it). */
   servicesBuild: process.env.VOICE_SERVICES_BUILD || undefined,
 };

@@ -35,7 +35,7 @@ export interface TemporalServerBuild {
 
 const go = (args: string[], env: Record<string, string> = {}) => runGo('the Temporal server', args, env);
 
-/** The server and its SQL tool, built into .cache on first use (several minutes, once per machine). */
+/** The server and its SQL tool, built into the tools' cache (paths.ts) on first use (several minutes, once per machine). */
 export function buildTemporalServer(log: Log = () => {}): TemporalServerBuild {
   const moduleAtVersion = `${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`;
   if (!existsSync(SERVER_BIN) || !existsSync(SQL_TOOL_BIN)) {

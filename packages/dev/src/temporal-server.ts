@@ -11,7 +11,7 @@ import { trackProcess, type ServiceProcess } from './services';
  * Finds a Temporal server for development and tests, in this order:
  *   1. TEMPORAL_ADDRESS, when set (nothing is started);
  *   2. a `temporal` CLI on PATH;
- *   3. the CLI built earlier into .cache/temporal/bin;
+ *   3. the CLI built earlier into the tools' cache (paths.ts), under its version;
  *   4. `go install` of the CLI into that cache (Go on PATH or in /usr/local/go/bin);
  *   5. the SDK's own download of the CLI (needs internet).
  * and starts its dev server (SQLite persistence, Web UI, our search attributes registered).
@@ -19,7 +19,7 @@ import { trackProcess, type ServiceProcess } from './services';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
-export const CACHED_TEMPORAL_CLI = join(CACHE_DIR, 'temporal', 'bin', 'temporal');
+export const CACHED_TEMPORAL_CLI = join(CACHE_DIR, 'temporal-cli', TEMPORAL_CLI_VERSION, 'bin', 'temporal');
 
 /** Custom search attributes every workflow of the service carries (see docs/temporal.md). */
 export const SEARCH_ATTRIBUTES = {

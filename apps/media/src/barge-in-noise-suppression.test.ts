@@ -1,3 +1,0 @@
-import { describeBargeIn } from './barge-in-set';
-
-describeBargeIn(true);
