@@ -35,6 +35,24 @@ describe('the package graph', () => {
     expect(missing).toEqual([]);
   });
 
+  it("places every package's tests and type check in the test command's order (turbo.json's two lanes)", () => {
+    const { tasks } = JSON.parse(readFileSync(join(REPO_ROOT, 'turbo.json'), 'utf8')) as {
+      tasks: Record<string, { dependsOn?: string[] }>;
+    };
+    const inLane = (task: string) =>
+      (tasks[task]?.dependsOn ?? []).some((dep) => /#(test|typecheck)$/.test(dep)) ||
+      Object.values(tasks).some(({ dependsOn }) => dependsOn?.includes(task));
+    const missing = ['apps', 'packages', 'tests']
+      .flatMap(manifests)
+      .flatMap(({ manifest }) =>
+        (['test', 'typecheck'] as const)
+          .filter((script) => manifest.scripts?.[script])
+          .map((script) => `${manifest.name}#${script}`),
+      )
+      .filter((task) => !inLane(task));
+    expect(missing).toEqual([]);
+  });
+
   it('has no package that names an app, in any kind of dependency', () => {
     const apps = new Set(manifests('apps').map(({ manifest }) => manifest.name));
     const offending = manifests('packages').flatMap(({ dir, manifest }) =>
