@@ -134,6 +134,7 @@ const describeBargeIn = (noiseSuppression: boolean) =>
               stream.record.received.some((r) => r.message.event === 'media'),
             );
             const from = stream.record.framesSent;
+            const saidFrom = Date.now();
             await stream.say({ pauseMs: 800 }, { wav: clip.wav }, { pauseMs: AFTER_MS });
             // Said to the end: the pause, the clip, the silence after it.
             const frames = (800 + clipMsOf(clip) + AFTER_MS) / 20;
@@ -142,6 +143,10 @@ const describeBargeIn = (noiseSuppression: boolean) =>
               20_000,
               async () => stream.record.framesSent >= from + frames,
             );
+            // A hold of this process meanwhile held the media server too, and the callee's clock then sent
+            // the held frames at once: the server gets that time back before the call is judged.
+            const held = heldUp(beats, saidFrom, Date.now());
+            if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
           }),
         );
         for (const { clip, callId, stream } of calls) {
@@ -162,7 +167,16 @@ const describeBargeIn = (noiseSuppression: boolean) =>
               : 0,
             answered: callerAt >= 0 && row.transcript.slice(callerAt).some((entry) => entry.role === 'agent'),
             spokeAgain: framesAfter.length > 0,
-            silentMs: clear ? (framesAfter[0]?.at ?? Infinity) - Math.max(clear.at, onset + clipMs) : null,
+            // Less this process's holds meanwhile, as the stop's latency.
+            silentMs: clear
+              ? (framesAfter[0]?.at ?? Infinity) -
+                Math.max(clear.at, onset + clipMs) -
+                heldUp(
+                  beats,
+                  stream.record.openedAt + Math.max(clear.at, onset + clipMs),
+                  stream.record.openedAt + (framesAfter[0]?.at ?? Infinity),
+                )
+              : null,
             noted: callerAt >= 0 && row.transcript[callerAt]!.content === clip.transcript,
           });
         }
