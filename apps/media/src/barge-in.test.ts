@@ -159,24 +159,19 @@ const describeBargeIn = (noiseSuppression: boolean) =>
             ? stream.record.received.filter((r) => r.message.event === 'media' && r.at > clear.at)
             : [];
           const callerAt = row.transcript.findIndex((entry) => entry.role === 'caller');
+          /** This process's holds between two times of the stream (ms since it opened). */
+          const heldWithin = (from: number, to: number) =>
+            heldUp(beats, stream.record.openedAt + from, stream.record.openedAt + to);
+          const quietFrom = clear ? Math.max(clear.at, onset + clipMs) : 0;
+          const spokeAt = framesAfter[0]?.at ?? Infinity;
           outcomes.push({
             clip,
             caughtMs: clear ? clear.at - onset : null,
-            heldMs: clear
-              ? heldUp(beats, stream.record.openedAt + onset, stream.record.openedAt + clear.at)
-              : 0,
+            heldMs: clear ? heldWithin(onset, clear.at) : 0,
             answered: callerAt >= 0 && row.transcript.slice(callerAt).some((entry) => entry.role === 'agent'),
             spokeAgain: framesAfter.length > 0,
             // Less this process's holds meanwhile, as the stop's latency.
-            silentMs: clear
-              ? (framesAfter[0]?.at ?? Infinity) -
-                Math.max(clear.at, onset + clipMs) -
-                heldUp(
-                  beats,
-                  stream.record.openedAt + Math.max(clear.at, onset + clipMs),
-                  stream.record.openedAt + (framesAfter[0]?.at ?? Infinity),
-                )
-              : null,
+            silentMs: clear ? spokeAt - quietFrom - heldWithin(quietFrom, spokeAt) : null,
             noted: callerAt >= 0 && row.transcript[callerAt]!.content === clip.transcript,
           });
         }
