@@ -4,7 +4,7 @@ import { waitFor } from '@voice/dev';
 import { espeakTextToSpeech, type TextToSpeech } from '@voice/providers';
 import type { MediaStream } from '@voice/twilio-emulator';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { mediaTestHarness, OPENING_HOURS } from './media-test-harness';
+import { holdMeter, mediaTestHarness, OPENING_HOURS } from './media-test-harness';
 
 /**
  * Barge-in on a fixed audio set (test-audio/barge-in, made by scripts/make-barge-in-set.sh from eSpeak NG
@@ -69,23 +69,6 @@ interface Outcome {
 /** The clip's length: 16-bit samples at 8 kHz after the WAV header. */
 const clipMsOf = (clip: SetClip) => clip.wav.subarray(44).length / 16;
 
-/**
- * How long this process was held up between `from` and `to` (ms since the epoch), from a beat every 5 ms:
- * the part of each gap between beats beyond the beat itself. The callers, the providers' emulators and the
- * media server all run in this process, so a hold (the machine busy with other work) delays them all at
- * once, and no stop could be measured quicker than the hold let it.
- */
-function heldUp(beats: number[], from: number, to: number): number {
-  let held = 0;
-  for (let i = 1; i < beats.length; i++) {
-    const [before, at] = [beats[i - 1]!, beats[i]!];
-    if (at <= from || before >= to || at - before <= 10) continue;
-    const overlap = Math.min(at, to) - Math.max(before, from);
-    held += (overlap * (at - before - 5)) / (at - before);
-  }
-  return Math.round(held);
-}
-
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
 
@@ -107,9 +90,8 @@ const describeBargeIn = (noiseSuppression: boolean) =>
         tts: cachedSpeech(espeakTextToSpeech),
       });
       const outcomes: Outcome[] = [];
-      const beats: number[] = [];
-      const beat = setInterval(() => beats.push(Date.now()), 5);
-      onTestFinished(() => clearInterval(beat));
+      const holds = holdMeter();
+      onTestFinished(holds.stop);
       // Interleaved, so that each round holds every kind.
       const order = [...clips.keys()].sort((a, b) => (a % 20) - (b % 20) || a - b).map((i) => clips[i]!);
       const AT_ONCE = atOnce(noiseSuppression);
@@ -145,7 +127,7 @@ const describeBargeIn = (noiseSuppression: boolean) =>
             );
             // A hold of this process meanwhile held the media server too, and the callee's clock then sent
             // the held frames at once: the server gets that time back before the call is judged.
-            const held = heldUp(beats, saidFrom, Date.now());
+            const held = holds.heldUp(saidFrom, Date.now());
             if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
           }),
         );
@@ -161,7 +143,7 @@ const describeBargeIn = (noiseSuppression: boolean) =>
           const callerAt = row.transcript.findIndex((entry) => entry.role === 'caller');
           /** This process's holds between two times of the stream (ms since it opened). */
           const heldWithin = (from: number, to: number) =>
-            heldUp(beats, stream.record.openedAt + from, stream.record.openedAt + to);
+            holds.heldUp(stream.record.openedAt + from, stream.record.openedAt + to);
           const quietFrom = clear ? Math.max(clear.at, onset + clipMs) : 0;
           const spokeAt = framesAfter[0]?.at ?? Infinity;
           outcomes.push({

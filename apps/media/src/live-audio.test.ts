@@ -3,9 +3,9 @@ import { loadCallAgent } from '@voice/core';
 import { startBareLoop, waitFor } from '@voice/dev';
 import { espeakTextToSpeech, type SpeechToText, type TextToSpeech } from '@voice/providers';
 import type { MediaStreamRecord } from '@voice/twilio-emulator';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { sentencesOf } from './conversation/sentences';
-import { INTERRUPTION, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
+import { holdMeter, INTERRUPTION, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
 
 /**
  * Live audio as the carrier hears it: the carrier emulator plays the service's frames out through a
@@ -141,6 +141,8 @@ describe('live audio at the carrier', () => {
     const stream = connect(callId, [{ pauseMs: 4_000 }, { text: INTERRUPTION }], {
       playoutDelayMs: PLAYOUT_DELAY_MS,
     });
+    const holds = holdMeter();
+    onTestFinished(holds.stop);
     await stream.opened;
     await waitFor('the barge-in', 30_000, async () => stream.record.clears.length > 0);
     await stream.stop();
@@ -172,15 +174,22 @@ describe('live audio at the carrier', () => {
     const cut = row.transcript[0]!;
     expect(cut.role).toBe('agent');
     expect(expected).toContain(cut.content);
-    // What had been sent went further than what was played, by the jitter buffer: sent is not heard.
+    // What had been sent went further than what was played, by the jitter buffer: sent is not heard. A
+    // hold of this process while the welcome played shortened that lead by up to the hold (holdMeter).
     const framesSent = stream.record.received.filter((r) => r.message.event === 'media' && r.at < clearedAt);
-    expect(framesSent.length * 20 - spokenMs(stream.record.played())).toBeGreaterThanOrEqual(
-      PLAYOUT_DELAY_MS - 60,
+    const held = holds.heldUp(stream.record.openedAt, stream.record.openedAt + clearedAt);
+    const lead = framesSent.length * 20 - spokenMs(stream.record.played());
+    console.info(
+      `sent ahead of played at the barge-in: ${lead} ms; this process held up meanwhile ${held} ms`,
     );
+    expect(lead).toBeGreaterThanOrEqual(PLAYOUT_DELAY_MS - 60 - held);
   });
 
-  it('keeps the event loop free while speech is synthesized for 50 calls at once', async () => {
+  it('keeps the event loop free while speech is synthesized for 20 calls at once', async () => {
     // The callers stay silent: nothing for speech-to-text to hear.
+    // As many as keep the speech thread busy for the whole window (a sentence's synthesis holds it for
+    // hundreds of milliseconds): a p99 over the window shows whether the event loop waited on them.
+    const CALLS = 20;
     const silence: SpeechToText = { open: async () => ({ send: () => {}, close: async () => {} }) };
     // eSpeak NG's WebAssembly build, the engine that could hold this process's threads (some 300 ms of
     // CPU a sentence, in a worker thread); the espeak-ng program runs in processes of its own.
@@ -195,14 +204,15 @@ describe('live audio at the carrier', () => {
     const metricsUrl = media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
     // Each call synthesizes its own welcome, all at once.
     const calls = [];
-    for (let i = 0; i < 50; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
+    for (let i = 0; i < CALLS; i++) calls.push(await answeredCall({ welcomeMessage: welcome }));
     // A scrape resets the event loop's figures: what follows is measured from here, beside a bare
     // process's over the same window (what the machine's load alone costs).
     const bare = await startBareLoop();
     await fetch(metricsUrl).then((response) => response.text());
     const streams = calls.map((callId) => connect(callId, []));
-    // Fifty sentences of about 0.3 s of synthesis each on one speech thread: some 15 s, a minute at most.
-    await waitFor('every welcome to be synthesized and heard', 60_000, async () =>
+    // The sentences one after another on one speech thread, each about as long as the one just measured
+    // (a busy machine's slower synthesis included): twice that, and ten seconds to play them out.
+    await waitFor('every welcome to be synthesized and heard', CALLS * sentenceMs * 2 + 10_000, async () =>
       streams.every((stream) => stream.record.marks.some((mark) => mark.echoedAt !== null)),
     );
     const metrics = await fetch(metricsUrl).then((response) => response.text());
@@ -210,11 +220,11 @@ describe('live audio at the carrier', () => {
     const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]) * 1000;
     const p99 = figure('nodejs_eventloop_lag_p99_seconds');
     console.info(
-      `50 calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms; a bare process beside it: p99 ${baseline.p99.toFixed(1)} ms; one sentence's synthesis ${sentenceMs.toFixed(0)} ms`,
+      `${CALLS} calls' welcomes: event loop delay p99 ${p99.toFixed(1)} ms, max ${figure('nodejs_eventloop_lag_max_seconds').toFixed(1)} ms; a bare process beside it: p99 ${baseline.p99.toFixed(1)} ms; one sentence's synthesis ${sentenceMs.toFixed(0)} ms`,
     );
-    // Synthesized on the main thread, fifty sentences would hold it for a sentence's synthesis at a
+    // Synthesized on the main thread, the sentences would hold it for a sentence's synthesis at a
     // time, most of the window: its p99 would be a whole sentence's. Off it, the loop waits for less
     // than half of one beyond what the machine's load costs a bare process.
     expect(p99 - baseline.p99).toBeLessThan(Math.max(50, sentenceMs / 2));
-  }, 90_000);
+  }, 120_000);
 });
