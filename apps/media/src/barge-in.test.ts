@@ -4,7 +4,8 @@ import { waitFor } from '@voice/dev';
 import { espeakTextToSpeech, type TextToSpeech } from '@voice/providers';
 import type { MediaStream } from '@voice/twilio-emulator';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { holdMeter, mediaTestHarness, OPENING_HOURS } from './media-test-harness';
+import { holdMeter } from './hold-meter';
+import { mediaTestHarness, OPENING_HOURS } from './media-test-harness';
 
 /**
  * Barge-in on a fixed audio set (test-audio/barge-in, made by scripts/make-barge-in-set.sh from eSpeak NG

@@ -5,7 +5,8 @@ import { espeakTextToSpeech, type SpeechToText, type TextToSpeech } from '@voice
 import type { MediaStreamRecord } from '@voice/twilio-emulator';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { sentencesOf } from './conversation/sentences';
-import { holdMeter, INTERRUPTION, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
+import { holdMeter } from './hold-meter';
+import { INTERRUPTION, mediaTestHarness, OPENING_HOURS, spokenMs } from './media-test-harness';
 
 /**
  * Live audio as the carrier hears it: the carrier emulator plays the service's frames out through a

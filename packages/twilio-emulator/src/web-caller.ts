@@ -90,6 +90,16 @@ export function openWebCall({
     record.transcript.filter((entry) => entry.role === 'agent').length >= sentences &&
     audioSinceSaid &&
     performance.now() - playedUntil >= 500;
+  /**
+   * Whether the agent is done, judged again once what the socket holds has been read: after a hold of
+   * this process (the machine busy), its timers fire before the messages that came meanwhile are read, so
+   * the quiet would be the hold's (setImmediate runs after the turn's reads).
+   */
+  const agentQuiet = async (sentences: number) => {
+    if (!agentDone(sentences)) return false;
+    await new Promise((resolve) => setImmediate(resolve));
+    return agentDone(sentences);
+  };
 
   // A microphone sends all the time (a pause is silence), 20 ms a message on a fixed grid: a late timer
   // is caught up, never let drift, so the caller's audio keeps pace with the clock as a browser's does.
@@ -102,7 +112,7 @@ export function openWebCall({
     due = performance.now();
     for (const turn of turns) {
       if ('untilAgentSaid' in turn) {
-        while (socket.readyState === socket.OPEN && !agentDone(turn.untilAgentSaid)) {
+        while (socket.readyState === socket.OPEN && !(await agentQuiet(turn.untilAgentSaid))) {
           sendFrame(silence);
           await nextFrame();
         }
