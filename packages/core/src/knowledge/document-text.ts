@@ -1,5 +1,3 @@
-import { convert } from 'html-to-text';
-import { extractText, getDocumentProxy } from 'unpdf';
 import { AppError } from '../errors';
 
 /**
@@ -31,6 +29,8 @@ export async function documentText(type: DocumentType, data: Buffer): Promise<st
   let text: string;
   if (type === 'application/pdf') {
     try {
+      // Each reader is loaded with the first document that needs it, not with the service.
+      const { extractText, getDocumentProxy } = await import('unpdf');
       const pdf = await getDocumentProxy(new Uint8Array(data));
       text = (await extractText(pdf, { mergePages: true })).text;
     } catch (error) {
@@ -38,11 +38,13 @@ export async function documentText(type: DocumentType, data: Buffer): Promise<st
     }
   } else {
     text = data.toString('utf8');
-    if (type === 'text/html')
+    if (type === 'text/html') {
+      const { convert } = await import('html-to-text');
       text = convert(text, {
         wordwrap: false,
         selectors: [{ selector: 'a', options: { ignoreHref: true } }],
       });
+    }
   }
   text = text
     .replace(/\r\n?/g, '\n')

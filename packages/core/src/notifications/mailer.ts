@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface OutgoingEmail {
   to: string;
@@ -17,11 +17,14 @@ export interface Mailer {
  * `smtps://host:465` (TLS), with nodemailer's options as query parameters.
  */
 export function createSmtpMailer({ url, from }: { url: string; from: string }): Mailer {
-  const transport = nodemailer.createTransport(url);
+  // nodemailer is loaded with the first email, not with the service: most processes never send one.
+  let transport: Promise<Transporter> | undefined;
+  const connect = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url)));
   return {
     async send({ to, subject, text }) {
-      await transport.sendMail({ from, to, subject, text });
+      await (await connect()).sendMail({ from, to, subject, text });
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }
