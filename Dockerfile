@@ -2,8 +2,9 @@
 # Production images of the api (with the dashboard's static files), the worker, the media server (live
 # conversations) and the CLI (which also applies migrations), built in stages: prune the workspace to
 # what the services need, install, compile (`pnpm build`), then copy each service with its production
-# dependencies only (`pnpm deploy --prod`) into a small image that runs it as the unprivileged `node` user, with `node` itself as the process that
-# receives SIGTERM. Each service's ENV MALLOC_ARENA_MAX and CMD are its package's `start` script (its
+# dependencies only (`pnpm deploy --prod`, from the workspace's lockfile: `inject-workspace-packages` for
+# the deploy only, so that development keeps its linked packages) into a small image that runs it as the
+# unprivileged `node` user, with `node` itself as the process that receives SIGTERM. Each service's ENV MALLOC_ARENA_MAX and CMD are its package's `start` script (its
 # memory budget, docs/operations.md).
 #   docker build --target api -t voice-api .      (also: worker, media, cli)
 ARG NODE_VERSION=22
@@ -24,10 +25,10 @@ RUN pnpm install --frozen-lockfile
 COPY --from=pruned /repo/out/full/ ./
 RUN pnpm turbo run build --filter=@voice/api --filter=@voice/worker --filter=@voice/media --filter=@voice/cli \
       --filter=@voice/web \
- && pnpm --filter @voice/api deploy --prod --legacy /out/api \
- && pnpm --filter @voice/worker deploy --prod --legacy /out/worker \
- && pnpm --filter @voice/media deploy --prod --legacy /out/media \
- && pnpm --filter @voice/cli deploy --prod --legacy /out/cli
+ && pnpm --filter @voice/api deploy --prod --config.inject-workspace-packages=true /out/api \
+ && pnpm --filter @voice/worker deploy --prod --config.inject-workspace-packages=true /out/worker \
+ && pnpm --filter @voice/media deploy --prod --config.inject-workspace-packages=true /out/media \
+ && pnpm --filter @voice/cli deploy --prod --config.inject-workspace-packages=true /out/cli
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
