@@ -310,12 +310,21 @@ describe('call workflow on a real dev server and worker', () => {
     await first.runUntil(async () => {
       // Up to 40 s: a worker starting on a busy machine (its workflow bundle built while other suites
       // run) takes a while to pick the call up.
+      let status = '';
       for (let i = 0; i < 800; i += 1) {
-        const row = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } });
-        if (row.status === 'ongoing') return;
+        ({ status } = await deps.db.call.findUniqueOrThrow({ where: { id: call_id } }));
+        if (status === 'ongoing') return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      throw new Error('the call never connected');
+      // Where it stopped: the row's status, and the workflow's (never started: the relay's case).
+      const workflow = await client.workflow
+        .getHandle(workflowIds.call(call_id))
+        .describe()
+        .then(
+          (description) => `${description.status.name}, ${description.historyLength} events`,
+          (error: unknown) => String(error),
+        );
+      throw new Error(`the call never connected: its row ${status}, its workflow ${workflow}`);
     });
     expect((await deps.db.call.findUniqueOrThrow({ where: { id: call_id } })).status).toBe('ongoing');
 
