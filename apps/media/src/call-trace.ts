@@ -29,7 +29,12 @@ export class CallTrace {
   /** An answer went out, as `replied` reports it. */
   turn({ latencyMs, overheadMs, voiceToVoiceMs, marks }: ReplyTiming): void {
     if (!this.span.isRecording()) return;
-    const startTime = Math.min(marks.callerStoppedAt ?? marks.heardAt, marks.heardAt);
+    // The marks are `performance.now()` readings. Given one, a span adds its own offset to the wall clock
+    // (read when the span is made, to the millisecond), so a turn and its steps made a moment apart could
+    // disagree by a millisecond or more: the marks go in as wall-clock times, all by one offset.
+    const offset = Date.now() - performance.now();
+    const wall = (mark: number) => mark + offset;
+    const startTime = wall(Math.min(marks.callerStoppedAt ?? marks.heardAt, marks.heardAt));
     const turn = tracer.startSpan(
       'turn',
       {
@@ -48,12 +53,12 @@ export class CallTrace {
     const inTurn = trace.setSpan(this.within, turn);
     const step = (name: string, from: number, to: number) =>
       tracer.startSpan(name, { startTime: from }, inTurn).end(Math.max(from, to));
-    step('stt', startTime, marks.heardAt);
+    step('stt', startTime, wall(marks.heardAt));
     if (marks.sentenceAt !== null) {
-      step('llm', marks.askedAt, marks.sentenceAt);
-      if (marks.synthesizedAt !== null) step('tts', marks.sentenceAt, marks.synthesizedAt);
+      step('llm', wall(marks.askedAt), wall(marks.sentenceAt));
+      if (marks.synthesizedAt !== null) step('tts', wall(marks.sentenceAt), wall(marks.synthesizedAt));
     }
-    turn.end(marks.firstFrameAt);
+    turn.end(wall(marks.firstFrameAt));
   }
 
   /** The conversation ended (stored or not). */
