@@ -170,6 +170,40 @@ describe('a media stream', () => {
     await stream.stop();
   });
 
+  it('waits for the agent to finish although this process was held up mid-sentence', async () => {
+    // The agent says two sentences of half a second, each 20 ms of audio sent every 20 ms; 200 ms into
+    // the second, this process is held up for a second (a busy machine holds the test process, which is
+    // the callee and the service both). The callee waits for the agent to be quiet for 300 ms.
+    const SENTENCE_FRAMES = 25;
+    let playedWhenQuiet = -1;
+    const { stream, session } = await open([
+      { untilAgentQuietMs: 300 },
+      { reached: () => (playedWhenQuiet = stream.record.played().length) },
+    ]);
+    let sent = 0;
+    await new Promise<void>((resolve) => {
+      const pace = setInterval(() => {
+        if (sent === 2 * SENTENCE_FRAMES) {
+          clearInterval(pace);
+          return resolve();
+        }
+        toService(stream, session, {
+          event: 'media',
+          media: { payload: Buffer.alloc(160, 0x20).toString('base64') },
+        });
+        sent += 1;
+        if (sent === SENTENCE_FRAMES + 10) {
+          const until = performance.now() + 1_000;
+          while (performance.now() < until);
+        }
+      }, 20);
+    });
+    await until(() => playedWhenQuiet >= 0);
+    // Every frame of both sentences had played: the hold's quiet was not the agent's.
+    expect(playedWhenQuiet).toBe(2 * SENTENCE_FRAMES * 160);
+    await stream.stop();
+  });
+
   it('reports a stream that cannot connect', async () => {
     const stream = openMediaStream({
       url: 'ws://127.0.0.1:1/media/twilio',

@@ -132,6 +132,9 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   /** When the callee last sent audio (words or a pause) and last heard the service's. */
   let calleeSpokeAt = 0;
   let agentHeardAt = 0;
+  /** The clock's runs (each a timer firing), and the one in which the agent was first found quiet. */
+  let runs = 0;
+  let quietRun: number | null = null;
   const since = () => Date.now() - startedAt;
 
   const socket = new WebSocket(options.url);
@@ -152,7 +155,20 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       const head = inbound[0];
       if ('untilAgentQuietMs' in head) {
         const now = performance.now();
-        if (agentHeardAt <= calleeSpokeAt || now - agentHeardAt < head.untilAgentQuietMs) break;
+        const quiet =
+          agentHeardAt > calleeSpokeAt &&
+          now - agentHeardAt >= head.untilAgentQuietMs &&
+          !outbound.some((item) => 'audio' in item);
+        if (!quiet) {
+          quietRun = null;
+          break;
+        }
+        // Judged again in a later run, once what the socket holds has been read: after a hold of this
+        // process (the machine busy), its timer fires before the messages that came meanwhile are read,
+        // so the quiet would be the hold's.
+        quietRun ??= runs;
+        if (quietRun === runs) break;
+        quietRun = null;
         inbound.shift();
         continue;
       }
@@ -266,6 +282,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
     timer = setTimeout(run, Math.max(0, due - performance.now()));
   }
   function run() {
+    runs += 1;
     const now = performance.now();
     while (!closedAlready && clockStart + (ticks + 1) * FRAME_MS <= now + 1) {
       ticks += 1;
