@@ -54,7 +54,7 @@ export function mediaMetrics(
     }),
     interruptions: new Counter({
       name: 'media_interruptions_total',
-      help: "The caller's voice over the agent: paused (the agent stopped), resumed (a false interruption: it went on), interrupted (the caller took the turn), backchannel (noted, not answered)",
+      help: "The caller's voice over the agent: ducked (the agent went on, softer, while undecided), resumed (no interruption: back to its level, never stopped), interrupted (the caller took the turn), backchannels (noted, not answered)",
       labelNames: ['outcome'],
       registers: [registry],
     }),

@@ -63,16 +63,24 @@ export function conversationTools(agent: SessionAgent): LlmTool[] {
   return tools;
 }
 
+/** How a turn's tools end the call: the end, and the tool's result, which the model reads. */
+export interface ToolEnding {
+  end: ConversationEnd;
+  result: Extract<LlmMessage, { role: 'tool' }>;
+}
+
 /**
  * Runs the model's tool calls of a turn: the model's history gets the turn (its text and calls) and each
  * call's result; variables are recorded. Returns how the call ends when the model ended or transferred
- * it (and the agent allows that), else null.
+ * it (and the agent allows that), else null. Only the first end counts: another in the turn, or any
+ * while the call is `ending` already, does nothing.
  */
 export function runAgentTools(
   agent: SessionAgent,
   turn: { text: string; calls: ToolCall[]; idPrefix: string },
   into: { variables: CollectedVariables; history: LlmMessage[] },
-): ConversationEnd | null {
+  ending: boolean,
+): ToolEnding | null {
   const ids = turn.calls.map((_, index) => `${turn.idPrefix}_${index}`);
   into.history.push({
     role: 'assistant',
@@ -83,17 +91,25 @@ export function runAgentTools(
       function: { name: call.name, arguments: JSON.stringify(call.arguments) },
     })),
   });
-  let ending: ConversationEnd | null = null;
+  let ends: ToolEnding | null = null;
   turn.calls.forEach((call, index) => {
-    let result = 'ok';
-    if (call.name === 'collect_variable') result = collectVariable(call.arguments, into.variables);
-    else if (call.name === 'end_call' && agent.endCallEnabled)
-      ending = call.arguments.goal_reached === false ? 'agent_hangup' : 'ended';
-    else if (call.name === 'transfer_call' && agent.transferEnabled) ending = 'transferred';
-    else result = `error: no tool ${call.name}`;
-    into.history.push({ role: 'tool', tool_call_id: ids[index]!, content: result });
+    const result: ToolEnding['result'] = { role: 'tool', tool_call_id: ids[index]!, content: 'ok' };
+    const end = endOf(call, agent);
+    if (call.name === 'collect_variable') result.content = collectVariable(call.arguments, into.variables);
+    else if (end && (ending || ends)) result.content = 'not done: the call is already ending';
+    else if (end) ends = { end, result };
+    else result.content = `error: no tool ${call.name}`;
+    into.history.push(result);
   });
-  return ending;
+  return ends;
+}
+
+/** How the call ends by this tool call, when it is an end the agent allows. */
+function endOf(call: ToolCall, agent: SessionAgent): ConversationEnd | null {
+  if (call.name === 'end_call' && agent.endCallEnabled)
+    return call.arguments.goal_reached === false ? 'agent_hangup' : 'ended';
+  if (call.name === 'transfer_call' && agent.transferEnabled) return 'transferred';
+  return null;
 }
 
 function collectVariable(args: Record<string, unknown>, variables: CollectedVariables): string {

@@ -88,7 +88,24 @@ export function isBackchannel(text: string): boolean {
   return true;
 }
 
-/** How many words the caller has said so far. */
-export function wordCount(text: string): number {
-  return wordsOf(text).length;
+/**
+ * Whether the caller's words so far may still be only a backchannel: none yet, a backchannel, or one
+ * followed by the start of another phrase ("I" of "I see", "got" of "got it"). Interim words that are
+ * not stop the agent.
+ */
+export function mayBeBackchannel(text: string): boolean {
+  const words = wordsOf(text);
+  if (words.length > MAX_WORDS) return false;
+  for (let at = 0; at < words.length;) {
+    const phrase = PHRASE_WORDS.find((candidate) => candidate.every((word, i) => words[at + i] === word));
+    if (phrase) {
+      at += phrase.length;
+      continue;
+    }
+    const rest = words.slice(at);
+    return PHRASE_WORDS.some(
+      (candidate) => rest.length < candidate.length && rest.every((word, i) => candidate[i] === word),
+    );
+  }
+  return true;
 }

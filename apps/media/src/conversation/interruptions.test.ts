@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isBackchannel } from './backchannels';
+import { isBackchannel, mayBeBackchannel } from './backchannels';
 import {
   FINAL_WAIT_MS,
   Interruptions,
@@ -14,8 +14,8 @@ function decision() {
   let speaking = true;
   const host: InterruptionHost = {
     agentSpeaking: () => speaking,
-    pause: () => void asked.push('pause'),
-    resume: () => void asked.push('resume'),
+    duck: () => void asked.push('duck'),
+    unduck: () => void asked.push('unduck'),
     interrupt: () => {
       speaking = false;
       asked.push('interrupt');
@@ -62,42 +62,60 @@ describe('interruptions', () => {
       expect(isBackchannel(text), text).toBe(false);
   });
 
+  it('tells words that may still be a backchannel from the start of a turn', () => {
+    for (const text of ['', 'I', 'got', 'all', 'uh', 'okay', 'yeah, I', 'oh okay', 'כן'])
+      expect(mayBeBackchannel(text), text).toBe(true);
+    for (const text of ['no', 'wait', 'I want', 'okay but', 'yeah but I', 'sorry', 'can I', 'um can', 'רגע'])
+      expect(mayBeBackchannel(text), text).toBe(false);
+  });
+
   it('maps interruption sensitivity onto the voice that stops the agent', () => {
     expect([0, 0.25, 0.5, 0.75, 1, null, 7].map(minSpeechMsFor)).toEqual([400, 248, 96, 64, 32, 96, 32]);
   });
 
-  it('pauses on voice, and a backchannel resumes the agent without an answer', () => {
+  it('ducks on voice, and a backchannel brings the agent back to its level without an answer', () => {
     const { asked, interruptions } = decision();
     interruptions.voiced(64);
     expect(asked).toEqual([]);
     interruptions.voiced(96);
     interruptions.voiced(128);
-    expect(asked).toEqual(['pause']);
+    interruptions.heard('uh');
+    expect(asked).toEqual(['duck']);
     interruptions.quiet();
     expect(interruptions.said('Uh-huh.')).toBe('note');
-    expect(asked).toEqual(['pause', 'resume']);
-    expect(interruptions.counts).toMatchObject({ paused: 1, resumed: 1, interrupted: 0, backchannels: 1 });
+    expect(asked).toEqual(['duck', 'unduck']);
+    expect(interruptions.counts).toMatchObject({ ducked: 1, resumed: 1, interrupted: 0, backchannels: 1 });
   });
 
-  it('resumes after a noise that brought no words, within the bound', () => {
+  it('comes back to its level after a noise that brought no words, within the bound', () => {
     const { asked, interruptions } = decision();
     interruptions.voiced(96);
     interruptions.quiet();
     vi.advanceTimersByTime(NO_WORDS_WAIT_MS - 1);
-    expect(asked).toEqual(['pause']);
+    expect(asked).toEqual(['duck']);
     vi.advanceTimersByTime(1);
-    expect(asked).toEqual(['pause', 'resume']);
+    expect(asked).toEqual(['duck', 'unduck']);
   });
 
-  it('cuts the turn on two words that are not a backchannel, and answers them if no final comes', () => {
+  it('cuts the turn on words that are not a backchannel, and answers them if no final comes', () => {
     const { asked, interruptions } = decision();
     interruptions.voiced(96);
     interruptions.heard('yeah');
-    interruptions.heard('wait I');
-    expect(asked).toEqual(['pause', 'interrupt']);
+    interruptions.heard('I');
+    expect(asked).toEqual(['duck']);
+    interruptions.heard('yeah but');
+    expect(asked).toEqual(['duck', 'interrupt']);
     interruptions.quiet();
     vi.advanceTimersByTime(FINAL_WAIT_MS);
-    expect(asked).toEqual(['pause', 'interrupt', 'answer wait I']);
+    expect(asked).toEqual(['duck', 'interrupt', 'answer yeah but']);
+  });
+
+  it('cuts the turn on one word that takes it', () => {
+    const { asked, interruptions } = decision();
+    interruptions.voiced(96);
+    interruptions.heard('Wait');
+    expect(asked).toEqual(['duck', 'interrupt']);
+    expect(interruptions.counts).toMatchObject({ ducked: 1, resumed: 0, interrupted: 1 });
   });
 
   it('answers a final that is not a backchannel, and answers a backchannel when the agent is not speaking', () => {

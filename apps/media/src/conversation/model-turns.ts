@@ -2,7 +2,13 @@ import type { ConversationEnd, TranscriptEntry } from '@voice/core';
 import type { LlmMessage, LlmTool } from '@voice/providers';
 import { rememberSaid, type AgentTurn } from './agent-turn';
 import type { AgentVoice } from './agent-voice';
-import { conversationTools, runAgentTools, type CollectedVariables, type ToolCall } from './agent-tools';
+import {
+  conversationTools,
+  runAgentTools,
+  type CollectedVariables,
+  type ToolCall,
+  type ToolEnding,
+} from './agent-tools';
 import { maskSecretKeys } from './keypad';
 import { streamReply } from './model-reply';
 import type { ConversationOptions } from './options';
@@ -32,12 +38,18 @@ export interface ModelTurnContext {
  * A prompt agent's turns: the model's answer spoken sentence by sentence as it streams, then the tools
  * it called (end the call, transfer it, collect variables). A failing model is apologised for once;
  * failing again in a row, it ends the call.
+ *
+ * Tools run only for the turn that still answers the caller: none of a turn the caller cut short or
+ * another turn took over from, and an end or a transfer not when the caller speaks over the words before
+ * it (the model is told it did not happen). One end at a time: another while it is under way does nothing.
  */
 export class ModelTurns {
   /** What the agent's knowledge bases hold on the caller's last words, for the next answer. */
   knowledgeNote: LlmMessage | null = null;
   private readonly tools: LlmTool[];
   private failuresInARow = 0;
+  /** An end or transfer the model asked for is under way. */
+  private ending = false;
 
   constructor(private readonly context: ModelTurnContext) {
     this.tools = conversationTools(context.options.agent);
@@ -74,8 +86,14 @@ export class ModelTurns {
     }
     await turn.queued;
     if (turn.abort.signal.aborted) return;
-    if (reply.calls.length === 0) rememberSaid(turn, history, reply.text);
-    else await this.runTools(turn, reply.text, reply.calls, round);
+    if (reply.calls.length > 0 && this.answering(turn))
+      await this.runTools(turn, reply.text, reply.calls, round);
+    else rememberSaid(turn, history, reply.text);
+  }
+
+  /** The turn still answers the caller: not cut short, and no other turn has taken over. */
+  private answering(turn: AgentTurn): boolean {
+    return !turn.abort.signal.aborted && this.context.voice.turn === turn;
   }
 
   private async runTools(turn: AgentTurn, text: string, calls: ToolCall[], round: number) {
@@ -86,15 +104,32 @@ export class ModelTurns {
       options.agent,
       { text, calls, idPrefix: `call_${voice.markCount}` },
       { variables: this.context.varsCollected, history },
+      this.ending,
     );
     // The turn's words and its tool calls: a barge-in later keeps of them what was heard.
     turn.said = history[at] as AgentTurn['said'];
-    if (ending) {
-      await voice.playedOut(turn);
-      await this.context.finish(ending);
-      return;
-    }
+    if (ending) return this.end(turn, ending);
     // Variables recorded: the model goes on (it may have more to say, or nothing until the caller speaks).
-    if (!text && round < MAX_TOOL_ROUNDS && voice.turn === turn) await this.respond(round + 1);
+    if (!text && round < MAX_TOOL_ROUNDS && this.answering(turn)) await this.respond(round + 1);
+  }
+
+  /**
+   * The call ends once the turn is heard, unless the caller speaks over it: then it goes on, and the model
+   * is told the end did not happen (at the barge-in, before it is asked to answer the caller).
+   */
+  private async end(turn: AgentTurn, { end, result }: ToolEnding) {
+    const notDone = () => void (result.content = 'not done: the caller spoke before it took effect');
+    const { signal } = turn.abort;
+    this.ending = true;
+    signal.addEventListener('abort', notDone);
+    try {
+      await this.context.voice.playedOut(turn);
+      // The call's end cuts the turn too: that is no barge-in.
+      signal.removeEventListener('abort', notDone);
+      if (this.answering(turn)) await this.context.finish(end);
+      else notDone();
+    } finally {
+      this.ending = false;
+    }
   }
 }

@@ -104,6 +104,6 @@ export interface ConversationOptions {
   ended: (result: ConversationResult) => Promise<void>;
   /** Each answer to the caller, timed. */
   replied?: (timing: ReplyTiming) => void;
-  /** At the end, how the caller's voice over the agent went: pauses, and of them resumed and interrupted. */
-  interruptions?: (counts: Record<'paused' | 'resumed' | 'interrupted' | 'backchannels', number>) => void;
+  /** At the end, how the caller's voice over the agent went: duckings, and of them undone and interrupted. */
+  interruptions?: (counts: Record<'ducked' | 'resumed' | 'interrupted' | 'backchannels', number>) => void;
 }

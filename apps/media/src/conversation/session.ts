@@ -20,11 +20,12 @@ import { WarmTransfer } from './warm-transfer';
  * One call's conversation: the caller's words from streaming speech-to-text, the agent's from the
  * language model, spoken through text-to-speech onto the line. The welcome message opens (or, without
  * one, the model does); the end of the caller's turn (end-of-turn.ts) gives the model its turn
- * (model-turns.ts) or the flow its step; a caller who speaks over the agent stops it, then takes the turn
- * (barge-in: the agent's turn keeps only what was played) or, for a backchannel or a noise, lets it go on
- * (caller-voice.ts). A silent caller is reminded, then said goodbye to (caller-silence.ts); an answering
- * machine's beep gets the agent's message (voicemail.ts); a warm transfer holds the caller until the
- * colleague is briefed (warm-transfer.ts); a failing provider gets a spoken apology, never silence.
+ * (model-turns.ts) or the flow its step; a caller who speaks over the agent softens it, then stops it and
+ * takes the turn (barge-in: the agent's turn keeps only what was played) or, for a backchannel or a noise,
+ * lets it go on at its level, never having stopped (interruptions.ts). A silent caller is reminded, then
+ * said goodbye to (caller-silence.ts); an answering machine's beep gets the agent's message (voicemail.ts);
+ * a warm transfer holds the caller until the colleague is briefed (warm-transfer.ts); a failing provider
+ * gets a spoken apology, never silence.
  */
 
 export class ConversationSession implements LineListener {
@@ -88,10 +89,10 @@ export class ConversationSession implements LineListener {
       noted: (text, startedAt) => this.callerEntry(text, startedAt),
       failed: (reason) => void this.sttFailed(reason),
       degraded: (reason) => void this.failures.push(reason),
-      agentSpeaking: () => this.line.speaking && !this.line.paused && !this.closing,
-      // Leaving a message, the agent is not stopped by what the machine says.
-      pause: () => void (this.closing || this.line.pause()),
-      resume: () => this.line.resume(),
+      agentSpeaking: () => this.line.speaking && !this.closing,
+      // Leaving a message, the agent is not softened by what the machine says.
+      duck: () => void (this.closing || this.line.duck()),
+      unduck: () => this.line.unduck(),
       interrupt: () => void (this.closing || this.bargeIn()),
       answer: (text) => void this.callerSaid(text, this.now(), null),
     });
@@ -113,12 +114,8 @@ export class ConversationSession implements LineListener {
 
   /** Takes the line and opens the conversation: the welcome message, or the model's first words. */
   async start(): Promise<void> {
-    this.history.push({
-      role: 'system',
-      content:
-        (this.options.flow ? this.options.flow.definition.global_prompt : this.options.agent.prompt) ||
-        'You are a helpful phone agent.',
-    });
+    const prompt = this.options.flow ? this.options.flow.definition.global_prompt : this.options.agent.prompt;
+    this.history.push({ role: 'system', content: prompt || 'You are a helpful phone agent.' });
     this.limitTimer = setTimeout(
       () => void this.sayAndEnd(this.phrases.timeLimitGoodbye, 'agent_hangup'),
       this.options.limits.maxDurationMs,
@@ -170,11 +167,12 @@ export class ConversationSession implements LineListener {
   /** The agent has finished speaking: the caller's turn, its silence counted (reminders, then goodbye). */
   idle = (): void => void (this.closing || this.silence.wait());
 
-  /** Barge-in: the agent's turn ends where the caller heard it end, and the line drops the rest. */
+  /** Barge-in: the agent's turn ends where the caller heard it, the line drops the rest, a flow's step stops. */
   private bargeIn() {
     // The turn learns how far the line got before the line forgets it.
     if (this.voice.turn) this.voice.cut(this.voice.turn);
     if (this.line.speaking) this.line.clear();
+    this.director?.interrupted();
   }
 
   /** What the caller said, in the transcript and on a line that shows it. */
@@ -222,7 +220,7 @@ export class ConversationSession implements LineListener {
     await this.flowStep(this.director.heard(text));
   }
 
-  /** A flow's step: the call ends once its last words are heard, when the flow ends it. */
+  /** A flow's step: the call ends when the flow ends it, once its last words are heard, not spoken over. */
   private async flowStep(step: Promise<FlowEnd | null>) {
     let end: FlowEnd | null;
     try {
@@ -232,7 +230,9 @@ export class ConversationSession implements LineListener {
       return this.sayAndEnd(this.phrases.technicalGoodbye, 'agent_hangup');
     }
     if (!end || this.ending) return;
-    if (this.voice.turn) await this.voice.playedOut(this.voice.turn);
+    const turn = this.voice.turn;
+    if (turn) await this.voice.playedOut(turn);
+    if (turn?.abort.signal.aborted) return;
     await this.endAs(end);
   }
 

@@ -9,7 +9,7 @@ import type { Line, LineListener, SaidEntry } from '../transport/line';
 export class TextLine implements Line {
   readonly openedAt = performance.now();
   readonly tracks = { caller: new AudioTrack(), agent: new AudioTrack() };
-  readonly paused = false;
+  readonly ducked = false;
   private listener: LineListener | null = null;
   private queued: string[] = [];
   private drains: (() => void)[] = [];
@@ -53,8 +53,8 @@ export class TextLine implements Line {
     this.settle();
   }
 
-  pause(): void {}
-  resume(): void {}
+  duck(): void {}
+  unduck(): void {}
 
   /** Speech is heard in full as it is queued. */
   heardOf(): null {

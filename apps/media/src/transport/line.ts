@@ -21,15 +21,14 @@ export interface Line {
   /** Barge-in: drops the agent's speech the caller has not heard, here and at the caller's end. */
   clear(): void;
   /**
-   * The caller may be interrupting: the agent's speech stops at once (the far end drops what it has not
-   * played), and is kept from where the caller last heard it, to go on with `resume` or be dropped with
-   * `clear`.
+   * The caller may be interrupting: the agent's speech goes on, softer (`DUCK_DB` below its level), while
+   * the conversation decides; the caller hears the agent yield, and a backchannel or a noise costs no gap.
    */
-  pause(): void;
-  /** The agent's speech paused goes on from where the caller last heard it. */
-  resume(): void;
-  /** Paused, and not yet resumed or cleared. */
-  readonly paused: boolean;
+  duck(): void;
+  /** The agent's speech goes on at its level: the caller was not interrupting. */
+  unduck(): void;
+  /** Softened, and not yet back to its level or cleared. */
+  readonly ducked: boolean;
   /** The agent's speech is queued, or sent and not yet heard. */
   readonly speaking: boolean;
   /** How much of a speech still playing the caller has heard; null once it is heard in full or dropped. */

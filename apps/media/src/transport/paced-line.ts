@@ -1,4 +1,4 @@
-import { MULAW_SILENCE } from '@voice/audio';
+import { MULAW_SILENCE, mulawDecodeByte, mulawEncodeSample } from '@voice/audio';
 import { AudioTrack } from './audio-track';
 import { FRAME_MS, type FrameClock, type Paced } from './frame-clock';
 import { BYTES_PER_MS, type Line, type LineListener, type SaidEntry } from './line';
@@ -21,6 +21,14 @@ const MARK_EVERY_FRAMES = 5;
  * agent speaking forever.
  */
 const ECHO_BOUND_MS = 1_500;
+/** How much softer the agent speaks while the caller may be interrupting: clearly yielding, still heard. */
+export const DUCK_DB = 12;
+/** Each μ-law byte, `DUCK_DB` softer. */
+const DUCKED = Buffer.from(
+  Array.from({ length: 256 }, (_, byte) =>
+    mulawEncodeSample(Math.round(mulawDecodeByte(byte) * 10 ** (-DUCK_DB / 20))),
+  ),
+);
 
 interface Speech {
   id: string;
@@ -29,8 +37,14 @@ interface Speech {
   /** Frames sent, and frames the caller has heard (by the marks echoed). */
   sent: number;
   heard: number;
-  /** Its first frame has gone out (once, however often it is paused and resumed). */
+  /** Its first frame has gone out. */
   started: boolean;
+}
+
+function duckedFrame(frame: Buffer): Buffer {
+  const soft = Buffer.allocUnsafe(frame.length);
+  for (let i = 0; i < frame.length; i++) soft[i] = DUCKED[frame[i]!]!;
+  return soft;
 }
 
 export abstract class PacedLine implements Line, Paced {
@@ -45,7 +59,7 @@ export abstract class PacedLine implements Line, Paced {
   private readonly early: Buffer[] = [];
   private gone = false;
   private closed = false;
-  private isPaused = false;
+  private isDucked = false;
   private readonly drains: (() => void)[] = [];
   private echoTimer: NodeJS.Timeout | null = null;
 
@@ -83,32 +97,24 @@ export abstract class PacedLine implements Line, Paced {
     return speech ? { heardMs: speech.heard * FRAME_MS, totalMs: speech.frames * FRAME_MS } : null;
   }
 
-  get paused(): boolean {
-    return this.isPaused;
+  get ducked(): boolean {
+    return this.isDucked;
   }
 
-  pause(): void {
-    if (this.paused || this.closed || !this.speaking) return;
-    this.isPaused = true;
-    // What was sent and not heard is dropped at the far end: it goes again on resuming.
-    for (const speech of this.speeches) speech.sent = speech.heard;
-    this.marks.clear();
-    this.sendClear();
-    if (this.echoTimer) clearTimeout(this.echoTimer);
-    this.echoTimer = null;
+  duck(): void {
+    if (!this.closed && this.speaking) this.isDucked = true;
   }
 
-  resume(): void {
-    this.isPaused = false;
+  unduck(): void {
+    this.isDucked = false;
   }
 
   clear(): void {
     this.speeches.length = 0;
     // Twilio echoes the marks it drops at once: they say nothing of what was heard.
     this.marks.clear();
-    // Paused, the far end has dropped everything already and been sent nothing since.
-    if (!this.isPaused) this.sendClear();
-    this.isPaused = false;
+    this.sendClear();
+    this.isDucked = false;
     this.settle();
   }
 
@@ -154,13 +160,13 @@ export abstract class PacedLine implements Line, Paced {
 
   /** One tick of the shared clock: the next frame of speech, if any. */
   tick(): void {
-    if (this.paused) return;
     const speech = this.speeches.find((s) => s.sent < s.frames);
     if (!speech) return;
     const offset = speech.sent * FRAME_BYTES;
     let frame = speech.audio.subarray(offset, offset + FRAME_BYTES);
     if (frame.length < FRAME_BYTES)
       frame = Buffer.concat([frame, Buffer.alloc(FRAME_BYTES - frame.length, MULAW_SILENCE)]);
+    if (this.isDucked) frame = duckedFrame(frame);
     speech.sent += 1;
     this.tracks.agent.appendAt(performance.now() - this.openedAt, frame, FRAME_MS);
     this.sendFrame(frame);
@@ -184,6 +190,7 @@ export abstract class PacedLine implements Line, Paced {
     const done = this.speeches.splice(0, this.speeches.indexOf(speech) + 1);
     for (const { id } of done) this.listener?.speechHeard(id);
     if (this.speeches.length === 0) {
+      this.isDucked = false;
       this.marks.clear();
       this.settle();
       this.listener?.idle();
