@@ -1,4 +1,4 @@
-// `pnpm bench [dial|call-list|analytics|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard|scale|tts] [--server dev|production]`: runs the named benchmark, or
+// `pnpm bench [dial|call-list|analytics|campaign-get|webhooks|campaign|load|soak|start-up|voice|dashboard|scale|tts|onset|turns] [--server dev|production]`: runs the named benchmark, or
 // all of them, on the compiled services (built first) and a Temporal dev server, or with `--server production`
 // the Temporal server built from source on PostgreSQL (the integration suite's). Not part of the test suite.
 const benches = {
@@ -15,6 +15,8 @@ const benches = {
   dashboard: './dashboard',
   scale: './scale',
   tts: './tts',
+  onset: './onset',
+  turns: './turns',
 } as const;
 const args = process.argv.slice(2);
 const serverFlag = args.indexOf('--server');

@@ -199,7 +199,8 @@ const describeBargeIn = (noiseSuppression: boolean) =>
           outcomes.push({
             clip,
             caughtMs: clear ? clear.at - onset : null,
-            yieldedMs: yielded ? yielded.at - onset : null,
+            // Less this process's holds meanwhile, as the stop's latency.
+            yieldedMs: yielded ? yielded.at - onset - heldWithin(onset, yielded.at) : null,
             heldMs: clear ? heldWithin(onset, clear.at) : 0,
             answered: callerAt >= 0 && row.transcript.slice(callerAt).some((entry) => entry.role === 'agent'),
             spokeAgain: framesAfter.length > 0,

@@ -20,7 +20,7 @@ async function withRetries<T>(task: () => Promise<T>): Promise<T> {
  * The end of a call's conversation: its two-channel recording put in the store, the conversation stored
  * with it (a database that blinks gets a few tries), the call's workflow told (it may be waiting for it),
  * then the call ended as the conversation decided: at the carrier for a phone call (hung up,
- * transferred), a web call's line closed; nothing when the caller hung up. The call is ended even when
+ * transferred; nothing when the caller hung up), a web call's line closed. The call is ended even when
  * something before failed.
  */
 export async function storeFinishedConversation(
@@ -55,9 +55,10 @@ export async function storeFinishedConversation(
     { end: result.end, turns: result.transcript.length, failures: result.failures },
     'conversation ended',
   );
-  if (result.end === 'user_hangup') return;
-  // A web call ends with its line: no carrier to ask.
+  // A web call ends with its line, no carrier to ask; a page whose caller hung up waits for it, to show
+  // the agent's last words as they were heard.
   if (call.kind === 'web_call') return call.line.hangUp(result.end);
+  if (result.end === 'user_hangup') return;
   const request: ServiceEnd =
     result.end === 'transferred'
       ? {

@@ -155,7 +155,7 @@ describe('live audio at the carrier', () => {
     expect(played.length).toBeGreaterThan(0);
     const { agent } = (await loadCallAgent(media.deps, callId))!;
     const sentences = sentencesOf(long);
-    /** The welcome as heard up to a mark (`m<sentence>:<frames>`): whole sentences, then words in proportion. */
+    /** The welcome as heard up to a mark (`m<sentence>:<frames>`): whole sentences, then every word begun. */
     const heardUpTo = async (mark: string) => {
       const [, index, frames] = /^m(\d+):(\d+)$/.exec(mark)!.map(Number) as [number, number, number];
       const sentence = sentences[index - 1]!;
@@ -166,7 +166,7 @@ describe('live audio at the carrier', () => {
       const words = sentence.split(/\s+/);
       const cut = words.slice(
         0,
-        Math.floor((words.length * frames * 160) / (Math.ceil(audio.length / 160) * 160)),
+        Math.ceil((words.length * frames * 160) / (Math.ceil(audio.length / 160) * 160)),
       );
       return [...sentences.slice(0, index - 1), cut.join(' ')].join(' ').trim();
     };

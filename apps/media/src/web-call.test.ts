@@ -19,9 +19,9 @@ async function callerSpeech(text: string, voice?: string): Promise<Int16Array> {
   return resample(samples, sampleRate, 16_000);
 }
 
-/** A web call to the suite's agent, as web-call-create makes it. */
+/** A web call to the suite's agent (the first: a test may add others), as web-call-create makes it. */
 async function webCall() {
-  const agent = await media.deps.db.agent.findFirstOrThrow();
+  const agent = await media.deps.db.agent.findFirstOrThrow({ orderBy: { createdAt: 'asc' } });
   return createWebCall(media.deps, { accountId: agent.accountId, agent_id: agent.id });
 }
 

@@ -5,8 +5,9 @@ import { WORKLET_SOURCE } from './worklets';
  * server's `/media/web` WebSocket (docs/voice.md, "Web calls"). No framework; any website can use it:
  *
  *     const call = startWebCall({ url: 'wss://media.example.com/media/web', accessToken });
+ *     let lines = [];
  *     call.on((event) => {
- *       if (event.type === 'transcript') show(event.role, event.content);
+ *       if (event.type === 'transcript') show((lines = applyTranscriptEvent(lines, event)));
  *       if (event.type === 'error') alert(event.message);
  *     });
  *     hangUpButton.onclick = () => call.hangUp();
@@ -21,6 +22,11 @@ const SAMPLE_RATE = 16_000;
 /** A caller frame this loud (16-bit RMS) is speech; this long below it, the caller has stopped. */
 const SPEECH_RMS = 500;
 const SPEECH_HANG_MS = 400;
+/**
+ * How long a hang-up waits for the media server to end the call: the agent's last words, as the caller
+ * heard them, come before its end.
+ */
+const HANG_UP_WAIT_MS = 3_000;
 
 export interface WebCallOptions {
   /** The media server's web call endpoint, `wss://…/media/web`. */
@@ -44,9 +50,41 @@ export type WebCallEvent =
   | { type: 'connected'; callId: string }
   | { type: 'agent_speaking'; speaking: boolean }
   | { type: 'caller_speaking'; speaking: boolean }
-  | { type: 'transcript'; role: 'agent' | 'caller'; content: string }
+  /**
+   * A line of the transcript as the caller hears it: the caller's words once transcribed, each agent
+   * sentence as its audio starts. `replace`: the agent's last line is now `content` (its sentences so
+   * far, or, once cut short by a barge-in or a hang-up, what the caller heard of it; empty, nothing was).
+   */
+  | { type: 'transcript'; role: 'agent' | 'caller'; content: string; replace: boolean }
   | { type: 'ended'; reason: string }
   | { type: 'error'; code: WebCallErrorCode; message: string };
+
+/** A line of the transcript a page shows. */
+export interface TranscriptLine {
+  role: 'agent' | 'caller';
+  content: string;
+}
+
+/** The lines shown, with a `transcript` event applied (a new array). */
+export function applyTranscriptEvent(
+  lines: readonly TranscriptLine[],
+  { role, content, replace }: Extract<WebCallEvent, { type: 'transcript' }>,
+): TranscriptLine[] {
+  const at = replace ? lines.findLastIndex((line) => line.role === 'agent') : -1;
+  if (at >= 0) return content ? lines.with(at, { role, content }) : lines.toSpliced(at, 1);
+  return content ? [...lines, { role, content }] : [...lines];
+}
+
+/** A control message from the media server (docs/voice.md, "Web calls"). */
+interface ControlMessage {
+  event: string;
+  call_id?: string;
+  name?: string;
+  role?: 'agent' | 'caller';
+  content?: string;
+  replace?: boolean;
+  reason?: string;
+}
 
 export interface WebCallStats {
   /** Milliseconds of the agent's audio played out, and of that how much was louder than silence. */
@@ -57,7 +95,10 @@ export interface WebCallStats {
 export interface WebCall {
   /** Calls `listener` with every event from now on; returns what stops it. */
   on(listener: (event: WebCallEvent) => void): () => void;
-  /** The caller hangs up: the call ends `user_hangup`. */
+  /**
+   * The caller hangs up: the microphone and the agent's audio stop at once, and the call ends
+   * `user_hangup` once the media server has said so (the agent's last words as heard first).
+   */
   hangUp(): void;
   /** A key of the page's keypad (`0`–`9`, `*`, `#`), as a phone's keypad sends it: `#` ends an entry. */
   pressKey(key: string): void;
@@ -77,8 +118,10 @@ export function startWebCall(options: WebCallOptions): WebCall {
   const state = {
     callId: null as string | null,
     done: false,
+    hangingUp: false,
     stats: { agentPlayedMs: 0, agentLoudMs: 0 },
   };
+  let silence: () => void = () => {};
   let teardown: () => void = () => {};
   let socket: WebSocket | null = null;
 
@@ -117,9 +160,13 @@ export function startWebCall(options: WebCallOptions): WebCall {
     }
     if (state.done) return microphone.getTracks().forEach((track) => track.stop());
     const audio = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 'interactive' });
-    teardown = () => {
+    silence = () => {
+      silence = () => {};
       microphone.getTracks().forEach((track) => track.stop());
       void audio.close();
+    };
+    teardown = () => {
+      silence();
       if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, 'hung up');
     };
     if (options.workletUrl) await audio.audioWorklet.addModule(options.workletUrl);
@@ -159,7 +206,7 @@ export function startWebCall(options: WebCallOptions): WebCall {
         playback.port.postMessage(message.data, [message.data]);
         return;
       }
-      const control = JSON.parse(String(message.data)) as Record<string, string>;
+      const control = JSON.parse(String(message.data)) as ControlMessage;
       if (control.event === 'started') {
         state.callId = control.call_id ?? null;
         emit({ type: 'connected', callId: control.call_id! });
@@ -168,12 +215,18 @@ export function startWebCall(options: WebCallOptions): WebCall {
         marks = [];
         playback.port.postMessage('clear');
       } else if (control.event === 'transcript')
-        emit({ type: 'transcript', role: control.role as 'agent' | 'caller', content: control.content! });
+        emit({
+          type: 'transcript',
+          role: control.role!,
+          content: control.content!,
+          replace: control.replace === true,
+        });
       else if (control.event === 'ended') end(control.reason ?? 'ended');
     };
     ws.onclose = (close) => {
       if (state.done) return;
-      if (close.code === 1008)
+      if (state.hangingUp) end('user_hangup');
+      else if (close.code === 1008)
         end('error', { code: 'refused', message: `The call was refused: ${close.reason}` });
       else if (state.callId === null)
         end('error', { code: 'connection_failed', message: 'The media server could not be reached.' });
@@ -217,13 +270,16 @@ export function startWebCall(options: WebCallOptions): WebCall {
       return () => listeners.delete(listener);
     },
     hangUp() {
-      if (state.done) return;
-      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'hangup' }));
-      end('user_hangup');
+      if (state.done || state.hangingUp) return;
+      if (socket?.readyState !== WebSocket.OPEN) return end('user_hangup');
+      state.hangingUp = true;
+      socket.send(JSON.stringify({ event: 'hangup' }));
+      silence();
+      setTimeout(() => end('user_hangup'), HANG_UP_WAIT_MS);
     },
     pressKey(key) {
       if (!/^[0-9*#]$/.test(key)) throw new Error(`not a keypad key: ${key}`);
-      if (!state.done && socket?.readyState === WebSocket.OPEN)
+      if (!state.done && !state.hangingUp && socket?.readyState === WebSocket.OPEN)
         socket.send(JSON.stringify({ event: 'dtmf', digit: key }));
     },
     get callId() {

@@ -16,7 +16,8 @@ import {
   type SttEmulator,
 } from '@voice/provider-emulators';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { launchBrowser } from './browser';
 import { signInAsDemo, startDashboardStack, type DashboardStack } from './stack';
 
 /**
@@ -33,12 +34,12 @@ let stt: SttEmulator;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let dir: string;
 
-/** The caller's side: silence through the welcome, their first line, then silence (played once). */
-async function microphoneWav(path: string) {
+/** The caller's side: silence for `afterSeconds`, their first line, then silence (played once). */
+async function microphoneWav(path: string, afterSeconds = 4) {
   const { sampleRate, samples } = await speakPcm(DEMO_CALLEE_LINES[0]!);
   const words = resample(samples, sampleRate, 16_000);
   const silence = (seconds: number) => new Int16Array(16_000 * seconds);
-  const audio = Int16Array.from([...silence(4), ...words, ...silence(12)]);
+  const audio = Int16Array.from([...silence(afterSeconds), ...words, ...silence(14)]);
   await writeFile(path, writeWav(16_000, [audio]));
 }
 
@@ -197,6 +198,113 @@ describe('talking to an agent from the browser', () => {
     expect(await direction(page.getByText('שלום, כאן המרפאה.'))).toBe('rtl');
     expect(await direction(page.getByText('Hello, in English.'))).toBe('ltr');
     expect(await direction(page.getByText('המטופלת קבעה תור.'))).toBe('rtl');
+  });
+});
+
+/** A welcome long enough for the caller to speak over, sentence by sentence. */
+const LONG_WELCOME = [
+  'Hello, this is Demo Company calling about your appointment.',
+  'We have a few things to go over with you today.',
+  'First, the time of your visit, which we would like to confirm.',
+  'Second, what you should bring with you on the day.',
+];
+
+/** What the page's WebSocket was sent (its agent audio as `frame`s) and, in order with it, the agent lines it showed. */
+type Seen = 'frame' | { event: string; name?: string; agent?: string[] };
+
+describe('the live transcript of a web call', () => {
+  it('shows a sentence only once its audio has begun, and after a barge-in and a hang-up what was stored', async () => {
+    const microphone = join(dir, 'caller-over-the-agent.wav');
+    // The caller speaks six seconds in: over the welcome's second sentence.
+    await microphoneWav(microphone, 6);
+    const browser = await launchBrowser([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${microphone}%noloop`,
+      '--autoplay-policy=no-user-gesture-required',
+    ]);
+    onTestFinished(() => browser.close());
+    const context = await browser.newContext({ baseURL: stack.api.url });
+    // Everything the page's WebSocket gets, and each change of the agent lines it shows, in one order.
+    await context.addInitScript(() => {
+      const seen: unknown[] = [];
+      (window as unknown as { seen: unknown[] }).seen = seen;
+      window.WebSocket = class extends window.WebSocket {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          this.addEventListener('message', ({ data }: MessageEvent) =>
+            seen.push(typeof data === 'string' ? JSON.parse(data) : 'frame'),
+          );
+        }
+      };
+      let shown = '[]';
+      new MutationObserver(() => {
+        const agent = [
+          ...document.querySelectorAll('[aria-label="Live transcript"] li.agent [dir="auto"]'),
+        ].map((line) => line.textContent);
+        if (JSON.stringify(agent) === shown) return;
+        shown = JSON.stringify(agent);
+        seen.push({ event: 'shown', agent });
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    const caller = await context.newPage();
+    await signInAsDemo(caller, stack);
+    await modifyAgent(stack.deps, {
+      accountId: stack.demo.accountId,
+      agentId: stack.demo.agentId,
+      welcome_message: LONG_WELCOME.join(' '),
+    });
+    await caller.goto(`/app/agents/${stack.demo.agentId}`);
+    await caller.getByRole('button', { name: 'Talk to this agent' }).click();
+    const transcript = caller.getByRole('list', { name: 'Live transcript' });
+    // The caller's words cut the welcome short and are answered; they hang up as the answer's second
+    // sentence begins.
+    await transcript.getByText(DEMO_CALLEE_LINES[0]!).waitFor({ timeout: 30_000 });
+    await transcript.getByText(/Which day would suit you/).waitFor({ timeout: 30_000 });
+    await caller.getByRole('button', { name: 'Hang up' }).click();
+    await caller.getByRole('status').getByText('Call ended (user_hangup)').waitFor();
+    const shown = await transcript.getByRole('listitem').allInnerTexts();
+
+    // Each of the welcome's sentences the page showed had begun to arrive: the frames of the sentences
+    // before it (their marks, `m<sentence>:<frames sent>`, the last at its end), and one of its own.
+    const seen = await caller.evaluate(() => (window as unknown as { seen: Seen[] }).seen);
+    const framesOf = new Map<number, number>();
+    for (const item of seen) {
+      const mark = item !== 'frame' && item.event === 'mark' ? /^m(\d+):(\d+)$/.exec(item.name!) : null;
+      if (mark) framesOf.set(Number(mark[1]), Math.max(framesOf.get(Number(mark[1])) ?? 0, Number(mark[2])));
+    }
+    let frames = 0;
+    const framesWhenShown = new Map<number, number>();
+    for (const item of seen) {
+      if (item === 'frame') frames += 1;
+      else if (item.event === 'shown')
+        LONG_WELCOME.forEach((sentence, index) => {
+          if (item.agent!.join(' ').includes(sentence) && !framesWhenShown.has(index))
+            framesWhenShown.set(index, frames);
+        });
+    }
+    expect(framesWhenShown.size).toBeGreaterThanOrEqual(2);
+    for (const [index, framesThen] of framesWhenShown) {
+      const before = LONG_WELCOME.slice(0, index).reduce((sum, _, at) => sum + framesOf.get(at + 1)!, 0);
+      expect(framesThen).toBeGreaterThan(before);
+    }
+
+    // The page ends showing what the call keeps: the welcome as far as it was heard, marked cut on the
+    // call's page.
+    await caller.getByRole('link', { name: 'Open the call' }).click();
+    const callId = caller.url().split('/').at(-1)!;
+    const row = await stack.deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+    const stored = row.transcript as unknown as TranscriptEntry[];
+    expect(shown).toEqual(
+      stored.map((entry) => `${entry.role === 'agent' ? 'Agent' : 'You'} ${entry.content}`),
+    );
+    expect(stored[0]!.content.length).toBeLessThan(LONG_WELCOME.join(' ').length);
+    const cut = row.cutEntries as number[];
+    expect(cut).toContain(0);
+    const entries = caller.locator('ol.transcript > li');
+    await entries.first().getByText('cut', { exact: true }).waitFor();
+    for (const [index, entry] of (await entries.all()).entries())
+      expect(await entry.getByText('cut', { exact: true }).count()).toBe(cut.includes(index) ? 1 : 0);
   });
 });
 

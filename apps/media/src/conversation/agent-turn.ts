@@ -1,13 +1,25 @@
-import type { TranscriptEntry } from '@voice/core';
+import type { LiveTranscriptEntry, TranscriptEntry } from '@voice/core';
 import type { LlmMessage } from '@voice/providers';
 import type { Line } from '../transport/line';
 import type { TurnTiming } from './turn-timing';
 
-/** One turn of the agent's: the sentences it queued on the line, and what came of them. */
+/** A sentence of the agent's, from the moment it is written until the caller has heard it. */
+export interface AgentSentence {
+  text: string;
+  mark: string;
+  /** The caller heard it to its end. */
+  played: boolean;
+}
+
+/** One turn of the agent's: the sentences it wrote for the line, and what came of them. */
 export interface AgentTurn {
-  entry: TranscriptEntry | null;
-  /** Sentences queued on the line, in order, with their marks. */
-  sentences: { text: string; mark: string; played: boolean }[];
+  /**
+   * Its transcript entry, from its first sentence queued: the sentences whose audio has started, cut to
+   * what the caller heard when the turn is cut short.
+   */
+  entry: LiveTranscriptEntry | null;
+  /** Sentences written for the line, in order (being synthesized, queued, or heard), with their marks. */
+  sentences: AgentSentence[];
   abort: AbortController;
   /**
    * What the model is told the agent said in this turn, once it has said it (with the turn's tool calls,
@@ -33,9 +45,11 @@ export function newAgentTurn(): AgentTurn {
 
 /**
  * What the caller heard of a turn, by the line's word: the sentences heard to their end, then of the one
- * cut short its words in proportion to the audio heard.
+ * cut short every word whose audio had begun to play. The line knows what was heard only to its last
+ * echoed mark (every 100 ms), so rounding up keeps each word heard in full, and a reply cut within its
+ * first word keeps that word.
  */
-export function heardOfTurn(turn: AgentTurn, line: Line): string {
+export function heardOfTurn(turn: AgentTurn, line: Pick<Line, 'heardOf'>): string {
   const heard: string[] = [];
   for (const sentence of turn.sentences) {
     if (sentence.played) {
@@ -45,7 +59,7 @@ export function heardOfTurn(turn: AgentTurn, line: Line): string {
     const progress = line.heardOf(sentence.mark);
     if (progress && progress.heardMs > 0) {
       const words = sentence.text.split(/\s+/);
-      heard.push(words.slice(0, Math.floor((words.length * progress.heardMs) / progress.totalMs)).join(' '));
+      heard.push(words.slice(0, Math.ceil((words.length * progress.heardMs) / progress.totalMs)).join(' '));
     }
     break;
   }
@@ -59,15 +73,19 @@ export function rememberSaid(turn: AgentTurn, history: LlmMessage[], text: strin
   history.push(turn.said);
 }
 
-/** A turn cut short: the transcript and the model's history keep only what the caller `heard` of it. */
+/**
+ * A turn cut short: the transcript and the model's history keep only what the caller `heard` of it, and
+ * its entry is marked cut when some of what the agent wrote for the line went unheard.
+ */
 export function cutShort(
   turn: AgentTurn,
   heard: string,
   conversation: { transcript: TranscriptEntry[]; history: LlmMessage[] },
 ): void {
-  if (turn.entry) {
-    if (heard) turn.entry.content = heard;
-    else conversation.transcript.splice(conversation.transcript.indexOf(turn.entry), 1);
+  if (turn.entry && !heard) conversation.transcript.splice(conversation.transcript.indexOf(turn.entry), 1);
+  else if (turn.entry) {
+    turn.entry.content = heard;
+    if (turn.sentences.some((sentence) => !sentence.played)) turn.entry.cut = true;
   }
   if (!turn.said) return rememberSaid(turn, conversation.history, heard);
   if (heard) turn.said.content = heard;

@@ -1,7 +1,14 @@
-import type { TranscriptEntry, TurnLatency } from '@voice/core';
+import type { LiveTranscriptEntry, TranscriptEntry, TurnLatency } from '@voice/core';
 import type { LlmMessage } from '@voice/providers';
 import type { Line } from '../transport/line';
-import { cutShort, heardOfTurn, newAgentTurn, rememberSaid, type AgentTurn } from './agent-turn';
+import {
+  cutShort,
+  heardOfTurn,
+  newAgentTurn,
+  rememberSaid,
+  type AgentSentence,
+  type AgentTurn,
+} from './agent-turn';
 import { streamReply } from './model-reply';
 import type { ConversationOptions } from './options';
 import { phrasesFor } from './phrases';
@@ -26,8 +33,9 @@ export interface VoiceContext {
 
 /**
  * The agent's voice on the line: its turns, each a run of sentences synthesized in order and played
- * with marks, the transcript's agent entries, what the caller heard of a turn cut short, and the timing
- * of each answer to its first frame.
+ * with marks, the transcript's agent entries (each sentence in them once its audio starts, and on a
+ * page that shows the call as it goes), what the caller heard of a turn cut short, and the timing of
+ * each answer to its first frame.
  */
 export class AgentVoice {
   /** The turn speaking now (or last). */
@@ -39,6 +47,11 @@ export class AgentVoice {
   /** The agent's last words (a goodbye, a voicemail message): no other turn is heard after them. */
   private last: AgentTurn | null = null;
   private marks = 0;
+  /** Sentences queued on the line and not yet heard to their end, by mark, in the order queued. */
+  private readonly onLine = new Map<
+    string,
+    { turn: AgentTurn; entry: LiveTranscriptEntry; sentence: AgentSentence }
+  >();
 
   constructor(private readonly context: VoiceContext) {}
 
@@ -67,7 +80,8 @@ export class AgentVoice {
   /** Queues a sentence of the turn: synthesized in order, then onto the line. */
   say(turn: AgentTurn, text: string): void {
     const { line, options, failures } = this.context;
-    const sentence = { text, mark: `m${++this.marks}`, played: false };
+    const sentence: AgentSentence = { text, mark: `m${++this.marks}`, played: false };
+    turn.sentences.push(sentence);
     const timing = turn.timing && turn.timing.firstMark === null ? turn.timing : null;
     // The model's time to write the first sentence is the provider's, not the pipeline's.
     const sentenceAt = performance.now();
@@ -82,17 +96,17 @@ export class AgentVoice {
     turn.queued = turn.queued.then(async () => {
       const speech = await audio;
       const dropped = turn.abort.signal.aborted || (this.last !== null && this.last !== turn);
-      if (dropped || this.context.ending() || !speech) return;
+      if (dropped || this.context.ending()) return;
+      // Never spoken: the turn is not cut short for it.
+      if (!speech) return void turn.sentences.splice(turn.sentences.indexOf(sentence), 1);
       turn.entry ??= this.pushEntry();
-      turn.entry.content = turn.entry.content ? `${turn.entry.content} ${text}` : text;
-      turn.sentences.push(sentence);
+      this.onLine.set(sentence.mark, { turn, entry: turn.entry, sentence });
       this.context.speaking();
       line.play(speech, sentence.mark);
-      line.said({ role: 'agent', content: text });
     });
   }
 
-  private pushEntry(): TranscriptEntry {
+  private pushEntry(): LiveTranscriptEntry {
     const entry = { role: 'agent' as const, content: '', timestamp_ms: this.context.now() };
     this.context.transcript.push(entry);
     return entry;
@@ -146,22 +160,48 @@ export class AgentVoice {
     if (!turn.abort.signal.aborted && !this.context.ending()) await this.context.line.drained();
   }
 
-  /** Ends the agent's turn where the caller heard it end. */
+  /**
+   * Ends the agent's turn where the caller heard it end, with any earlier turn still on the line (the
+   * line drops their unheard words too). A page shown more than was heard is told what was: the latest
+   * turn first, since each correction is of the page's last agent entry.
+   */
   cut(turn: AgentTurn): void {
-    turn.abort.abort();
+    const { line } = this.context;
     if (this.turn === turn) this.turn = null;
-    cutShort(turn, heardOfTurn(turn, this.context.line), this.context);
+    const turns = new Set([...this.onLine.values()].map((queued) => queued.turn)).add(turn);
+    this.onLine.clear();
+    for (const stopped of [...turns].reverse()) {
+      stopped.abort.abort();
+      const shown = stopped.entry?.content ?? '';
+      const heard = heardOfTurn(stopped, line);
+      cutShort(stopped, heard, this.context);
+      if (shown && heard !== shown) line.said({ role: 'agent', content: heard, replace: true });
+    }
   }
 
-  /** A frame of `mark` went out: the first of a timed answer ends its timing. */
+  /**
+   * A frame of `mark` went out: its sentence joins its turn's entry, in the transcript and on a page
+   * that shows it; the first of a timed answer ends its timing.
+   */
   started(mark: string): void {
+    const queued = this.onLine.get(mark);
+    if (queued) {
+      const { entry, sentence } = queued;
+      const replace = entry.content !== '';
+      entry.content = replace ? `${entry.content} ${sentence.text}` : sentence.text;
+      this.context.line.said({ role: 'agent', content: entry.content, replace });
+    }
     const timing = this.timed?.timing;
     if (!timing || timing.firstMark !== mark) return;
     this.timed = null;
     this.context.options.replied?.(timing.done(this.context.line.openedAt, this.context.latencies));
   }
 
+  /** The caller heard `mark`'s sentence to its end. */
   heard(mark: string): void {
-    for (const sentence of this.turn?.sentences ?? []) if (sentence.mark === mark) sentence.played = true;
+    const queued = this.onLine.get(mark);
+    if (!queued) return;
+    queued.sentence.played = true;
+    this.onLine.delete(mark);
   }
 }

@@ -14,7 +14,7 @@ import { isBackchannel, mayBeBackchannel } from './backchannels';
  *    its level, never having stopped.
  *
  * The first syllables cannot tell "okay" from "okay but…" or "I see" from "I want…" (a classifier of the
- * voice's first 224 ms, trained in the repo, took 44 % of held-out backchannels for interruptions:
+ * voice's first 224 ms, tried on held-out clips, took 22 % of backchannels for interruptions at even odds:
  * docs/voice.md), so the words decide, and the ducking is what the caller hears until they do. Words
  * that interrupt come without the voice detector's word too (a caller it missed). Whatever happens, the
  * agent is ducked only while the caller speaks and for a bounded wait after: the words awaited that

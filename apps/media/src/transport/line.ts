@@ -43,14 +43,19 @@ export interface Line {
    * asks, to stop it.
    */
   hangUp(reason: string): void;
-  /** What was just said, for a far end that shows it (a web call's page); others ignore it. */
+  /** What the caller said or heard, for a far end that shows it (a web call's page); others ignore it. */
   said(entry: SaidEntry): void;
 }
 
-/** A turn as it is said: the caller's once transcribed, the agent's sentence by sentence as it is spoken. */
+/**
+ * A turn as it is said: the caller's once transcribed, the agent's sentence by sentence as each starts to
+ * play. `replace`: the agent's last entry is now `content` (its sentences so far, or what the caller
+ * heard of it once cut short; empty: nothing was).
+ */
 export interface SaidEntry {
   role: 'agent' | 'caller';
   content: string;
+  replace?: boolean;
 }
 
 /** What happens on a line, for the one conversation that holds it. */

@@ -9,7 +9,7 @@ export const WEB_SAMPLE_RATE = 16_000;
 
 /**
  * A web call's line: a browser's WebSocket (web-stream.ts). Audio goes both ways as binary messages of
- * 16 kHz PCM; control goes as JSON (`mark`, `clear`, the transcript as it is said, the end). The
+ * 16 kHz PCM; control goes as JSON (`mark`, `clear`, the transcript as it is heard, the end). The
  * conversation and the recording stay at the phone line's 8 kHz μ-law, so a web call sounds to speech
  * recognition as a phone call does and is recorded the same way: the caller's audio is filtered down to
  * 8 kHz on the way in and the agent's up to 16 kHz on the way out (half-band filters, not dropped or
@@ -40,8 +40,8 @@ export class WebLine extends PacedLine {
     if (narrow.length > 0) this.received(mulawEncode(narrow));
   }
 
-  said(entry: SaidEntry): void {
-    this.send({ event: 'transcript', role: entry.role, content: entry.content });
+  said({ role, content, replace }: SaidEntry): void {
+    this.send({ event: 'transcript', role, content, replace: replace ?? false });
   }
 
   hangUp(reason: string): void {

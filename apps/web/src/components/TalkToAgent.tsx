@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { startWebCall, type WebCall } from '@voice/web-call';
+import { applyTranscriptEvent, startWebCall, type TranscriptLine, type WebCall } from '@voice/web-call';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api, errorMessage } from '../api';
@@ -7,14 +7,9 @@ import { ErrorMessage } from './Messages';
 
 type Phase = 'idle' | 'starting' | 'connected' | 'ended';
 
-interface Said {
-  role: 'agent' | 'caller';
-  content: string;
-}
-
 /**
  * "Talk to this agent": a web call from this page (the microphone to the agent, the agent to the
- * speakers), with the conversation's transcript as it goes, a hang-up, and at the end a link to the
+ * speakers), with the conversation's transcript as it is heard, a hang-up, and at the end a link to the
  * call's page. The media server must be reachable from the browser (docs/dashboard.md).
  */
 export function TalkToAgent({
@@ -30,7 +25,7 @@ export function TalkToAgent({
   const endpoint = useQuery({ queryKey: ['calls.webCallUrl'], queryFn: () => api.calls.webCallUrl.query() });
   const [phase, setPhase] = useState<Phase>('idle');
   const [callId, setCallId] = useState<string | null>(null);
-  const [said, setSaid] = useState<Said[]>([]);
+  const [said, setSaid] = useState<TranscriptLine[]>([]);
   const [agentSpeaking, setAgentSpeaking] = useState(false);
   const [heardMs, setHeardMs] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -65,8 +60,7 @@ export function TalkToAgent({
       call.current = started;
       started.on((event) => {
         if (event.type === 'connected') setPhase('connected');
-        else if (event.type === 'transcript')
-          setSaid((before) => [...before, { role: event.role, content: event.content }]);
+        else if (event.type === 'transcript') setSaid((before) => applyTranscriptEvent(before, event));
         else if (event.type === 'agent_speaking') setAgentSpeaking(event.speaking);
         else if (event.type === 'error') setError(event.message);
         else if (event.type === 'ended') {

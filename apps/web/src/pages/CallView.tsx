@@ -220,6 +220,11 @@ export function CallPage() {
     queryKey: ['calls.get', callId],
     queryFn: () => api.calls.get.query({ call_id: callId }),
   });
+  const cutEntries = useQuery({
+    queryKey: ['calls.cutEntries', callId],
+    queryFn: () => api.calls.cutEntries.query({ call_id: callId }),
+    enabled: call.isSuccess,
+  });
   const deliveries = useQuery({
     queryKey: ['webhooks.deliveries.list', callId],
     queryFn: () => api.webhooks.deliveries.list.query({ call_id: callId }),
@@ -343,6 +348,11 @@ export function CallPage() {
                 )}
               </span>
               <span dir="auto">{entry.content}</span>
+              {cutEntries.data?.includes(index) && (
+                <small className="cut" title="The caller cut the agent short: this is what they heard">
+                  cut
+                </small>
+              )}
             </li>
           ))}
         </ol>

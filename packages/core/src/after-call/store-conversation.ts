@@ -42,9 +42,10 @@ export async function startConversation(
 }
 
 /**
- * Stores the conversation on its call, once: the transcript, the collected variables (call-local
- * `_` names dropped, never stored), how it ended, a flow's function requests, what it used of the
- * providers (its cost comes from it when the call ends) and where its recording is.
+ * Stores the conversation on its call, once: the transcript (its entries cut short marked apart, as
+ * indices), the collected variables (call-local `_` names dropped, never stored), how it ended, a flow's
+ * function requests, what it used of the providers (its cost comes from it when the call ends) and
+ * where its recording is.
  */
 export async function storeConversation(
   { db }: CoreDeps,
@@ -59,6 +60,7 @@ export async function storeConversation(
         content,
         timestamp_ms,
       })),
+      cutEntries: record.transcript.flatMap((entry, index) => (entry.cut ? [index] : [])),
       varsCollected: storableVariables(record.varsCollected),
       conversationEndReason: record.end,
       turnLatencies: (record.turnLatencies ?? []) as unknown as Prisma.InputJsonArray,

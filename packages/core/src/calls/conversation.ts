@@ -9,6 +9,16 @@ export interface TranscriptEntry {
   timestamp_ms: number;
 }
 
+/**
+ * A transcript entry as a live conversation holds it: an agent's entry the caller cut short (a barge-in,
+ * a hang-up) is `cut`, its content what the caller heard. The mark is stored apart from the transcript
+ * (`cut_entries`, for the dashboard): the spec's transcript entry stays exactly
+ * `{role, content, timestamp_ms}`.
+ */
+export interface LiveTranscriptEntry extends TranscriptEntry {
+  cut?: boolean;
+}
+
 const SPEAKERS = { agent: 'Agent', caller: 'Caller', system: 'System' } as const;
 
 /**
@@ -49,7 +59,7 @@ export interface TurnLatency {
 /** A live conversation's outcome, as the media server holds it when the conversation ends. */
 export interface ConversationResult {
   end: ConversationEnd;
-  transcript: TranscriptEntry[];
+  transcript: LiveTranscriptEntry[];
   /** Each value a string (single-value variable) or a list of objects (list variable). */
   varsCollected: Record<string, string | Record<string, string>[]>;
   /** Provider failures met on the way (kinds only: never keys, never audio). */

@@ -7,6 +7,7 @@ export * from './dial-call';
 export * from './create-web-call';
 export * from './turn-latencies';
 export * from './function-invocations';
+export * from './cut-entries';
 export { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from './web-call-progress';
 export * from './call-runtime';
 export * from './carrier-progress';

@@ -10,6 +10,8 @@ import { createSimulatedCarrier } from '../telephony/simulated-carrier';
 import { applyCarrierEvents, checkCall, CONVERSATION_GRACE_MS } from './carrier-progress';
 import { deterministicConversationEngine } from './simulated/conversation';
 import { storeConversation } from '../after-call/store-conversation';
+import { callCutEntries } from './cut-entries';
+import { getCall } from './get-call';
 
 /**
  * A call with a live conversation on the media server: its end waits for the conversation to be stored
@@ -128,6 +130,21 @@ describe('a call with a live conversation', () => {
     expect(row.transcript).toEqual(transcript);
     expect(row.varsCollected).toEqual({ day: 'Tuesday' });
     expect(row.summary).toBeNull();
+  });
+
+  it('keeps the mark of an agent entry the caller cut short apart from the transcript API keys read', async () => {
+    const call = await liveCall();
+    const heard = { ...transcript[0]!, content: 'Hello, this is' };
+    await storeConversation(deps, call.id, {
+      end: 'user_hangup',
+      transcript: [{ ...heard, cut: true }, transcript[1]!],
+      varsCollected: {},
+      recordingKey: null,
+      endedAt: clock.now(),
+    });
+    const ids = { accountId, callId: call.id };
+    expect((await getCall(deps, ids)).transcript).toEqual([heard, transcript[1]]);
+    expect(await callCutEntries(deps, ids)).toEqual([0]);
   });
 
   it('takes the conversation as lost when it is not stored within the grace time', async () => {

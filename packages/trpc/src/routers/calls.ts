@@ -5,6 +5,7 @@ import {
   callCampaign,
   reanalyzeCall,
   callFunctionInvocations,
+  callCutEntries,
   AddTestContactInput,
   CreateWebCallInput,
   DialCallInput,
@@ -89,6 +90,10 @@ export const callsRouter = router({
     .query(({ ctx, input }) =>
       callFunctionInvocations(ctx.deps, { accountId: ctx.accountId, callId: input.call_id }),
     ),
+  /** The transcript's agent entries the caller cut short, as indices (dashboard users only). */
+  cutEntries: userProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callCutEntries(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
   list: accountProcedure
     .input(ListCallsInput.optional())
     .query(({ ctx, input }) =>
