@@ -5,7 +5,7 @@ import { mediaTestHarness, spokenMs } from './media-test-harness';
 /**
  * The end of the caller's turn on a live call (end-of-turn.ts): the speech-to-text emulator ends each
  * utterance after 300 ms of silence, as Deepgram's endpointing does; the media server's own voice
- * activity detection and the words decide whether the turn has ended.
+ * activity detection and the completeness of the words decide whether the turn has ended.
  */
 
 const media = mediaTestHarness();
@@ -59,6 +59,33 @@ describe('the end of the caller’s turn', () => {
     const answeredAt = agentFrames.find((r) => r.at > yesEnd)!.at;
     console.info(`"Yes." answered ${answeredAt - yesEnd} ms after the caller's last word`);
     expect(answeredAt - yesEnd).toBeLessThan(1_000);
+  });
+
+  it('does not answer a caller pausing 1.5 s mid-sentence until the sentence ends', async () => {
+    await media.start({
+      heard: ["I'd like to book", 'an appointment for Tuesday.'],
+      reply: () => ({ say: 'Done.', toolCalls: [{ name: 'end_call', arguments: { goal_reached: true } }] }),
+    });
+    const callId = await media.answeredCall({ welcomeMessage: WELCOME });
+    const stream = media.connect(callId, [
+      { untilAgentQuietMs: 300 },
+      { text: "I'd like to book" },
+      { pauseMs: 1_500 },
+      { text: 'an appointment for Tuesday.' },
+      { pauseMs: 3_000 },
+    ]);
+    await stream.opened;
+    const row = await media.storedCall(callId);
+    await stream.stop();
+
+    expect(media.harness.llm.requests.map((request) => request.messages.at(-1))).toEqual([
+      { role: 'user', content: "I'd like to book an appointment for Tuesday." },
+    ]);
+    expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([
+      ['agent', WELCOME],
+      ['caller', "I'd like to book an appointment for Tuesday."],
+      ['agent', 'Done.'],
+    ]);
   });
 
   it('reminds a silent caller, then says goodbye and ends the call', async () => {

@@ -73,6 +73,56 @@ describe('the Deepgram-protocol emulator', () => {
     expect(emulator.streams[0]!.query).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
   });
 
+  it('ends an utterance at Finalize with its words to the pause; what follows brings the rest', async () => {
+    emulator = await startSttEmulator({ transcript: (index) => SAID[index] ?? '' });
+    const { socket, messages } = await listen();
+    // Speech as the emulator hears it: loud frames (a constant well over its level), without a word's own
+    // trailing silence.
+    const loud = (ms: number) => Buffer.alloc(ms * 8, 0x10);
+    const send = (audio: Buffer) => {
+      for (let at = 0; at < audio.length; at += 160) socket.sendMedia(audio.subarray(at, at + 160));
+    };
+    const finals = () =>
+      (messages as { type?: string; is_final?: boolean }[]).filter((m) => m.type === 'Results' && m.is_final);
+    send(Buffer.concat([silence(200), loud(400), silence(100)]));
+    socket.sendFinalize({ type: 'Finalize' });
+    // The same utterance goes on 200 ms after its last speech, within the 300 ms endpoint.
+    send(Buffer.concat([silence(100), loud(400), silence(1500)]));
+    // The next is finalized at its end: all its words (no pause in them).
+    send(Buffer.concat([loud(600), silence(100)]));
+    socket.sendFinalize({ type: 'Finalize' });
+    send(silence(1500));
+    await expect.poll(() => finals().length, { timeout: 5_000 }).toBe(3);
+    const said = finals() as unknown as {
+      from_finalize: boolean;
+      channel: { alternatives: { transcript: string }[] };
+    }[];
+    expect(said.map((result) => [result.channel.alternatives[0]!.transcript, result.from_finalize])).toEqual([
+      ['Hello,', true],
+      ['this is Dana.', false],
+      [SAID[1], true],
+    ]);
+  });
+
+  it('gives the rest of a finalized utterance at the endpoint when the speaker does not go on', async () => {
+    emulator = await startSttEmulator({ transcript: () => 'Wait, I have a question.' });
+    const { socket, messages } = await listen();
+    for (const chunk of [silence(200), Buffer.alloc(400 * 8, 0x10), silence(100)]) socket.sendMedia(chunk);
+    socket.sendFinalize({ type: 'Finalize' });
+    socket.sendMedia(silence(1000));
+    const transcripts = () =>
+      (
+        messages as {
+          type?: string;
+          is_final?: boolean;
+          channel?: { alternatives: { transcript: string }[] };
+        }[]
+      )
+        .filter((m) => m.type === 'Results' && m.is_final)
+        .map((m) => m.channel!.alternatives[0]!.transcript);
+    await expect.poll(transcripts, { timeout: 5_000 }).toEqual(['Wait,', 'I have a question.']);
+  });
+
   it('refuses a stream without the right key', async () => {
     emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: () => '' });
     await expect(listen({ apiKey: 'dg-wrong' })).rejects.toThrow();

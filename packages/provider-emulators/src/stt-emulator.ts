@@ -13,7 +13,10 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
  * a stream without audio for ten seconds is closed with 1011 (NET-0001).
  *
  * It does not recognise speech: it finds the utterances in the audio by their level and answers each
- * with what the test's script says was spoken in it. For tests and the offline demo only.
+ * with what the test's script says was spoken in it. A `Finalize` ends the utterance at once with its
+ * words up to the first pause a speaker makes in it (after a comma), or all of them: speech that goes on
+ * within the endpointing silence is the rest of that utterance, and brings the next words; none going on,
+ * the rest come as their own final result at the endpoint. For tests and the offline demo only.
  */
 
 export interface SttStreamInfo {
@@ -73,6 +76,12 @@ interface Utterance {
   lastSpeechMs: number;
   lastInterimMs: number;
   words: string[];
+}
+
+/** How many of an utterance's words come before its first pause (a word ending in a comma), or all. */
+function toFirstPause(words: string[]): number {
+  const pause = words.findIndex((word, i) => i < words.length - 1 && /[,;:–—]$/.test(word));
+  return pause < 0 ? words.length : pause + 1;
 }
 
 function decoderFor(query: Record<string, string>): ((data: Buffer) => Int16Array) | null {
@@ -137,6 +146,12 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
     let loudFrames = 0;
     let utterances = 0;
     let current: Utterance | null = null;
+    /**
+     * The utterance a `Finalize` ended, its last speech and its words not yet given: speech again soon
+     * after goes on with it.
+     */
+    let finalized: { index: number; lastSpeechMs: number; rest: string[] } | null = null;
+    const silenceEnds = Math.max(endpointing ?? DEFAULT_ENDPOINTING_MS, FRAME_MS);
     /** The last word's end awaiting its UtteranceEnd. */
     let awaitingEnd: number | null = null;
     let finals = Promise.resolve();
@@ -188,10 +203,15 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       const utterance = current;
       if (!utterance) return;
       current = null;
+      const given = fromFinalize ? utterance.words.slice(0, toFirstPause(utterance.words)) : utterance.words;
+      const rest = utterance.words.slice(given.length);
+      finalized = fromFinalize
+        ? { index: utterance.index, lastSpeechMs: utterance.lastSpeechMs, rest }
+        : null;
       awaitingEnd = utterance.lastSpeechMs;
       finals = finals.then(async () => {
         if (options.finalLatencyMs) await new Promise((r) => setTimeout(r, options.finalLatencyMs));
-        results(utterance, utterance.words, true, fromFinalize);
+        results(utterance, given, true, fromFinalize);
       });
     }
 
@@ -202,11 +222,24 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       loudFrames = loud ? loudFrames + 1 : 0;
       if (!current && loudFrames >= SPEECH_START_FRAMES) {
         const startMs = now - SPEECH_START_FRAMES * FRAME_MS;
-        const index = utterances++;
-        const words = options.transcript(index, { query }).split(/\s+/).filter(Boolean);
+        const goesOn = finalized !== null && startMs - finalized.lastSpeechMs < silenceEnds;
+        const index = goesOn ? finalized!.index : utterances++;
+        const words = goesOn
+          ? finalized!.rest
+          : options.transcript(index, { query }).split(/\s+/).filter(Boolean);
+        finalized = null;
         current = { index, startMs, lastSpeechMs: now, lastInterimMs: now, words };
         awaitingEnd = null;
         if (vadEvents) send({ type: 'SpeechStarted', channel: [0], timestamp: startMs / 1000 });
+      }
+      if (!current && finalized && now - finalized.lastSpeechMs >= silenceEnds) {
+        // Finalized at a pause the speaker did not go on from: the rest of their words, at the endpoint.
+        const { index, lastSpeechMs, rest } = finalized;
+        finalized = null;
+        if (rest.length > 0) {
+          current = { index, startMs: lastSpeechMs, lastSpeechMs, lastInterimMs: lastSpeechMs, words: rest };
+          finish();
+        }
       }
       if (current) {
         if (loud) current.lastSpeechMs = now;

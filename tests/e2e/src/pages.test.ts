@@ -295,7 +295,7 @@ describe('the other forms', () => {
 });
 
 describe('a call', () => {
-  it("shows the call's timeline, from its creation to its end", async () => {
+  it("shows the call's timeline, from its creation to its end, with the caller's interruptions and backchannels", async () => {
     const dialed = await callApi(stack.api.url, '/functions/v1/call-dial', {
       method: 'POST',
       key: stack.demo.apiKey,
@@ -307,14 +307,32 @@ describe('a call', () => {
       const call = await db().call.findUniqueOrThrow({ where: { id: callId } });
       return call.endedAt !== null;
     });
+    // What a media server stores with a live conversation; the simulated one has none.
+    await db().call.update({
+      where: { id: callId },
+      data: {
+        turnEvents: [
+          { kind: 'interruption', at_ms: 400, text: 'Wait, which day?' },
+          { kind: 'backchannel', at_ms: 900, text: 'Mm-hmm' },
+        ],
+      },
+    });
     await page.goto(`/app/calls/${callId}`);
     const steps = page.locator('.timeline li strong');
-    await expect.poll(() => steps.allTextContents()).toContain('Ended');
+    await expect.poll(() => steps.allTextContents()).toContain('Backchannel');
     const labels = await steps.allTextContents();
     expect(labels[0]).toBe('Created');
     for (const step of ['Dial sent to the carrier', 'Ringing', 'Answered'])
       expect(labels.indexOf(step)).toBeGreaterThan(0);
     expect(labels.at(-1)).toBe('Ended');
+    // Placed by time: after the answer, before the end, the interruption first.
+    expect(labels.indexOf('Caller interrupted')).toBeGreaterThan(labels.indexOf('Answered'));
+    expect(labels.indexOf('Backchannel')).toBeGreaterThan(labels.indexOf('Caller interrupted'));
+    const turns = page.locator('.timeline li.turn');
+    expect(await turns.allTextContents()).toEqual([
+      expect.stringMatching(/Caller interrupted · 0:00 into the call · Wait, which day\?$/),
+      expect.stringMatching(/Backchannel · 0:01 into the call · Mm-hmm$/),
+    ]);
   });
 });
 

@@ -926,6 +926,7 @@ const TRPC_PLANS: Record<string, Plan> = {
   'calls.delete': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
   'calls.functionInvocations': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
   'calls.cutEntries': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
+  'calls.turnEvents': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND, users),
   'flows.templates': users,
   'flows.create': { ...users, request: () => ({ input: newFlowInput() }) },
   'flows.get': onFlowAgent(),

@@ -1,3 +1,4 @@
+import type { TurnEvent } from '@voice/core';
 import type { CallDenoiser } from '../listening/noise-suppression';
 import { VoiceActivity } from '../listening/voice-activity';
 import type { SileroVad } from '../listening/silero-vad';
@@ -34,6 +35,8 @@ export interface CallerEvents extends InterruptionHost {
  */
 export class CallerVoice {
   readonly interruptions: Interruptions;
+  /** Each time the caller, speaking over the agent, took the turn or gave a backchannel: the call's timeline. */
+  readonly turnEvents: TurnEvent[] = [];
   private readonly turnEnd: EndOfTurn;
   /** When the caller's utterance in progress began (ms from the start). */
   startedAt: number | null = null;
@@ -60,10 +63,19 @@ export class CallerVoice {
       {
         speech: (audioMs) => this.recognising(audioMs),
         interim: (text) => this.interruptions.heard(text),
+        // Its start is not the start of the caller's next words.
+        wordless: () => void (this.startedAt = null),
         utterance: (text, endMs) => {
           const startedAt = this.startedAt ?? this.events.now();
           this.startedAt = null;
-          if (this.interruptions.said(text) === 'note') return this.events.noted(text, startedAt);
+          const words = this.interruptions.said(text);
+          if (words !== 'answer')
+            this.turnEvents.push({
+              kind: words === 'note' ? 'backchannel' : 'interruption',
+              at_ms: startedAt,
+              text,
+            });
+          if (words === 'note') return this.events.noted(text, startedAt);
           // Whatever the agent was saying or about to say is dropped: the turn is the caller's.
           this.events.interrupt();
           this.turnEnd.heard(text, startedAt, this.audio.startOf(endMs));
@@ -106,6 +118,8 @@ export class CallerVoice {
         this.turnEnd.voiced();
       },
       quiet: () => {
+        // Speech-to-text ends the utterance now: the caller's silence is known here before its endpoint.
+        if (this.startedAt !== null) this.audio.finalize();
         this.interruptions.quiet();
         this.turnEnd.quiet();
       },

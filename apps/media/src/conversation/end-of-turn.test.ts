@@ -2,12 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CallerSilence } from './caller-silence';
 import { completeWaitMs, EndOfTurn, soundsUnfinished, unfinishedWaitMs } from './end-of-turn';
 import type { ConversationOptions } from './options';
+import { heldOut } from './turn-model/held-out';
 
 describe('end of turn', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('hears a sentence left open by its last words, a trailing comma, or a number being said', () => {
+  it('hears a sentence left open, or a number being said, by the completeness model', () => {
     for (const text of [
       'My number is 0 5 4',
       'My number is 054.',
@@ -30,10 +31,27 @@ describe('end of turn', () => {
       expect(soundsUnfinished(text), text).toBe(false);
   });
 
-  it('waits by responsiveness: nothing at 1, 800 ms at 0, 1.2 s more after open words', () => {
+  it('waits by responsiveness: nothing at 1, 800 ms at 0, 1.8 s more after an unfinished sentence', () => {
     expect([1, 0.5, 0].map(completeWaitMs)).toEqual([0, 400, 800]);
-    expect([1, 0.5, 0].map(unfinishedWaitMs)).toEqual([1_200, 1_600, 2_000]);
+    expect([1, 0.5, 0].map(unfinishedWaitMs)).toEqual([1_800, 2_200, 2_600]);
   });
+
+  it.each(['en', 'he'] as const)(
+    'answers finished utterances it never saw at once (median) at the default responsiveness: %s',
+    (language) => {
+      const waits = heldOut(language).finished.map((text) => {
+        const start = Date.now();
+        let waited = Infinity;
+        const turn = new EndOfTurn({ ended: () => void (waited = Date.now() - start) }, 1);
+        turn.heard(text, 0, null);
+        vi.advanceTimersByTime(unfinishedWaitMs(1));
+        turn.close();
+        return waited;
+      });
+      const median = waits.toSorted((a, b) => a - b)[Math.floor(waits.length / 2)]!;
+      expect(median).toBeLessThanOrEqual(300);
+    },
+  );
 
   it('answers a complete answer within the responsiveness bound', () => {
     const ended: string[] = [];
@@ -61,11 +79,33 @@ describe('end of turn', () => {
     expect(ended).toEqual([{ text: 'My number is 0 5 4 1 2 3 4 5 6 7', startedAt: 1_000 }]);
   });
 
+  it.each([
+    ["I'd like to book", 'an appointment for Tuesday.'],
+    ['so I was wondering if', 'you could move it to Friday.'],
+    ['the thing is…', 'I already paid.'],
+    ['אני רוצה לקבוע', 'תור ליום שלישי.'],
+  ])(
+    'holds "%s" through a 1.5 s pause at the default responsiveness, then answers at once',
+    (start, rest) => {
+      const ended: string[] = [];
+      const turn = new EndOfTurn({ ended: (text) => void ended.push(text) }, 1);
+      // The final transcript comes 160 ms into the pause (the voice detector's quiet), the caller speaks
+      // again 1.5 s after their last word, and the voice detector hears it 200 ms later.
+      turn.heard(start, 0, null);
+      vi.advanceTimersByTime(1_540);
+      turn.voiced();
+      vi.advanceTimersByTime(1_000);
+      turn.quiet();
+      turn.heard(rest, 1_500, null);
+      expect(ended).toEqual([`${start} ${rest}`]);
+    },
+  );
+
   it('ends an open turn when the caller says no more, and any turn after 5 s of voice', () => {
     const ended: string[] = [];
     const turn = new EndOfTurn({ ended: (text) => void ended.push(text) }, 1);
     turn.heard('I want to book it for', 0, null);
-    vi.advanceTimersByTime(1_199);
+    vi.advanceTimersByTime(1_799);
     expect(ended).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(ended).toEqual(['I want to book it for']);

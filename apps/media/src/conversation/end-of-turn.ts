@@ -1,80 +1,30 @@
+import { completeness } from './turn-model/completeness';
+
 /**
- * When the caller has finished their turn. The speech-to-text provider's endpoint (its final transcript,
- * after `STT_ENDPOINTING_MS` of silence) proposes it; then the caller's silence, by local voice activity
- * detection, must last a wait that the agent setting `responsiveness` sets, and a longer one after words
- * that leave the sentence open, so that a caller who pauses mid-number ("my number is 0 5 4 …") is not
- * answered before the number ends. Should the caller speak again within the wait, the turn goes on: the
- * next final transcript joins it.
- *
- * Open ("incomplete") words, a documented heuristic (docs/voice.md):
- * - the words end with a comma, a dash or an ellipsis (but not with a question or exclamation mark);
- * - without a full stop after it (the provider's word that the sentence ended), the last word is one
- *   that rarely ends a sentence: a conjunction, preposition, article, possessive, a copula or a filler
- *   ("and", "to", "the", "my", "is", "um"; Hebrew "של", "את", "או", "אבל", "כי");
- * - the words end with a run of 3 to 8 digits (or digit words: "zero five four", "אפס חמש ארבע"), a
- *   phone, card or account number in the middle of being said; or with any digits after "number",
- *   "phone", "code", "מספר", "טלפון".
+ * When the caller has finished their turn. Speech-to-text's final transcript proposes it (at the
+ * provider's endpoint, `STT_ENDPOINTING_MS` of silence, or sooner when voice activity detection hears
+ * the caller stop); then the caller's silence, by local voice activity detection, must last a wait that
+ * depends on whether their words are a finished utterance, as the completeness model (turn-model/)
+ * judges them: none after "Tuesday at three." at the default responsiveness, 1.8 s after "I'd like to
+ * book", "my number is 415" or "אני רוצה לקבוע", so that a caller who pauses mid-sentence for up to 1.5 s
+ * (and the voice detector takes a little longer to hear them again) is not answered before the sentence
+ * ends. `responsiveness` adds to both waits. Should the caller speak again within the wait, the turn goes
+ * on: the next final transcript joins it, and the words so far are judged again when they stop.
  */
-
-const OPEN_WORDS = new Set(
-  [
-    // English.
-    'and or but so because if then that which who the a an to of for with at in on from by about into',
-    'my your our their his her is are was were am be um uh umm uhm er erm like',
-    // Hebrew.
-    'של את או אבל כי עם אם גם על אל זה הוא היא שלי אממ אה ו ש ל ב',
-  ]
-    .join(' ')
-    .split(' '),
-);
-const DIGIT_WORDS = new Set(
-  [
-    'zero oh one two three four five six seven eight nine',
-    'אפס אחת אחד שתיים שניים שתים שלוש ארבע חמש שש שבע שמונה תשע',
-  ]
-    .join(' ')
-    .split(' '),
-);
-const NUMBER_CUES = /\b(number|phone|code|card|account|id|zip|pin)\b|מספר|טלפון|קוד|כרטיס|חשבון|תעודת/i;
-
-/** How many digits the words end with (digits and digit words, spaces and dashes between them). */
-function trailingDigits(words: string[]): number {
-  let digits = 0;
-  for (let i = words.length - 1; i >= 0; i--) {
-    const word = words[i]!;
-    if (/^\d+$/.test(word)) digits += word.length;
-    else if (DIGIT_WORDS.has(word)) digits += 1;
-    else break;
-  }
-  return digits;
-}
 
 /** Whether the caller's words leave their sentence open: more is likely to come after a pause. */
 export function soundsUnfinished(text: string): boolean {
-  const trimmed = text.trim();
-  if (/(,|-|–|—|\.\.\.|…)$/.test(trimmed)) return true;
-  // A question or an exclamation is said whole ("who am I speaking with?").
-  if (/[?!]$/.test(trimmed)) return false;
-  const words = trimmed
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
-  if (words.length === 0) return false;
-  const digits = trailingDigits(words);
-  if ((digits >= 3 && digits <= 8) || (digits > 0 && digits <= 8 && NUMBER_CUES.test(trimmed))) return true;
-  // A full stop is the provider's word that the sentence ended ("I already told you that.").
-  return !trimmed.endsWith('.') && OPEN_WORDS.has(words.at(-1)!);
+  return completeness(text) < 0.5;
 }
 
-/** Waits after a complete utterance: 0 at responsiveness 1 (the default), 800 ms at 0. */
+/** The wait after a finished utterance: none at responsiveness 1 (the default), 800 ms at 0. */
 export function completeWaitMs(responsiveness: number): number {
   return Math.round((1 - Math.min(1, Math.max(0, responsiveness))) * 800);
 }
 
-/** Waits after an open one: 1.2 s at responsiveness 1, 2 s at 0. */
+/** The wait after an unfinished one: 1.8 s at responsiveness 1 (the default), 2.6 s at 0. */
 export function unfinishedWaitMs(responsiveness: number): number {
-  return 1_200 + completeWaitMs(responsiveness);
+  return 1_800 + completeWaitMs(responsiveness);
 }
 
 export interface TurnEnd {

@@ -110,6 +110,14 @@ describe('interruptions', () => {
     expect(asked).toEqual(['duck', 'interrupt', 'answer yeah but']);
   });
 
+  it('says which final words interrupted the agent, when their interim words had already stopped it', () => {
+    const { interruptions } = decision();
+    interruptions.voiced(96);
+    interruptions.heard('wait I');
+    expect(interruptions.said('Wait, I have a question.')).toBe('interrupted');
+    expect(interruptions.said('And another one.')).toBe('answer');
+  });
+
   it('cuts the turn on one word that takes it', () => {
     const { asked, interruptions } = decision();
     interruptions.voiced(96);
@@ -121,7 +129,7 @@ describe('interruptions', () => {
   it('answers a final that is not a backchannel, and answers a backchannel when the agent is not speaking', () => {
     const first = decision();
     first.interruptions.voiced(96);
-    expect(first.interruptions.said('Stop.')).toBe('answer');
+    expect(first.interruptions.said('Stop.')).toBe('interrupted');
     expect(first.interruptions.counts.interrupted).toBe(1);
     const second = decision();
     second.quiet();

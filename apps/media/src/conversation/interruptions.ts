@@ -55,8 +55,11 @@ export interface InterruptionHost {
   answer(text: string): void;
 }
 
-/** What the conversation does with a final transcript. */
-export type FinalWords = 'answer' | 'note';
+/**
+ * What the conversation does with a final transcript: note a backchannel, or answer the words, which
+ * `interrupted` the agent when it was speaking (or ducked) or their interim words had already stopped it.
+ */
+export type FinalWords = 'answer' | 'note' | 'interrupted';
 
 export class Interruptions {
   /** The agent is ducked for the caller, undecided. */
@@ -107,11 +110,12 @@ export class Interruptions {
    * agent goes on; anything else is answered (the conversation cuts the agent's turn, if any).
    */
   said(text: string): FinalWords {
-    const backchannel = isBackchannel(text) && (this.ducked || this.host.agentSpeaking());
+    const speaking = this.ducked || this.host.agentSpeaking();
+    const cut = this.awaitingFinal;
     this.interim = '';
     this.awaitingFinal = false;
     this.clearTimer();
-    if (backchannel) {
+    if (speaking && isBackchannel(text)) {
       this.counts.backchannels += 1;
       if (this.ducked) this.unduck();
       return 'note';
@@ -120,7 +124,7 @@ export class Interruptions {
       this.ducked = false;
       this.counts.interrupted += 1;
     }
-    return 'answer';
+    return speaking || cut ? 'interrupted' : 'answer';
   }
 
   close(): void {

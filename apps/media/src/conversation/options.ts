@@ -21,7 +21,10 @@ export interface SessionAgent {
   transferMode?: 'cold' | 'warm';
   /** How readily the caller's voice stops the agent (0–1; the default when null or absent). */
   interruptionSensitivity?: number | null;
-  /** How soon the agent answers once the caller stops (0–1; 1, at once, when absent). */
+  /**
+   * How soon the agent answers once the caller stops (0–1; 1 when absent): at 1, at once after a finished
+   * sentence and after 1.8 s more of silence after an unfinished one; at 0, 800 ms later (end-of-turn.ts).
+   */
   responsiveness?: number;
   /** The caller silent this long after the agent finished is reminded (the deployment's silence timeout when absent). */
   reminderAfterMs?: number | null;

@@ -285,11 +285,10 @@ export class ConversationSession implements LineListener {
       const result: ConversationResult = {
         end,
         transcript: this.transcript.filter((entry) => entry.content),
-        varsCollected: this.director
-          ? { ...this.varsCollected, ...this.director.collected }
-          : this.varsCollected,
+        varsCollected: { ...this.varsCollected, ...this.director?.collected },
         failures: this.failures,
         turnLatencies: this.latencies,
+        turnEvents: this.caller.turnEvents,
       };
       await this.options.ended(result);
       return result;

@@ -159,25 +159,60 @@ const TIMELINE_LABELS: Record<Outputs['calls']['timeline']['events'][number]['ev
   ended: 'Ended',
 };
 
-/** What happened to the call, in order, at the carrier's and the service's times. */
+const TURN_LABELS: Record<Outputs['calls']['turnEvents'][number]['kind'], string> = {
+  interruption: 'Caller interrupted',
+  backchannel: 'Backchannel',
+};
+
+/**
+ * What happened to the call, in order, at the carrier's and the service's times, with each interruption
+ * and backchannel of its conversation placed among them.
+ */
 function Timeline({ callId, status }: { callId: string; status: string }) {
+  // The status in the keys: a call that moves on shows its new steps, and its turns once stored.
   const timeline = useQuery({
-    // The status in the key: a call that moves on shows its new steps.
     queryKey: ['calls.timeline', callId, status],
     queryFn: () => api.calls.timeline.query({ call_id: callId }),
   });
+  const turns = useQuery({
+    queryKey: ['calls.turnEvents', callId, status],
+    queryFn: () => api.calls.turnEvents.query({ call_id: callId }),
+  });
   if (!timeline.data) return <ErrorMessage error={timeline.error} />;
+  // A stable sort: a step and a turn at the same time keep the step first.
+  const rows = [
+    ...timeline.data.events.map((step) => ({ at: step.at, step, turn: null })),
+    ...(turns.data ?? []).map((turn) => ({ at: turn.at, step: null, turn })),
+  ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return (
-    <ol className="timeline">
-      {timeline.data.events.map((entry) => (
-        <li key={entry.event}>
-          <time dateTime={entry.at}>{formatPreciseTime(entry.at)}</time>{' '}
-          <strong>{TIMELINE_LABELS[entry.event]}</strong>
-          {entry.status && entry.event === 'ended' ? ` · ${callStatusLabel(entry.status)}` : ''}
-          {entry.detail ? ` · ${humanize(entry.detail)}` : ''}
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol className="timeline">
+        {rows.map(({ at, step, turn }, index) => (
+          <li key={step ? step.event : `turn-${index}`} className={turn ? 'turn' : undefined}>
+            <time dateTime={at}>{formatPreciseTime(at)}</time>{' '}
+            {step && (
+              <>
+                <strong>{TIMELINE_LABELS[step.event]}</strong>
+                {step.status && step.event === 'ended' ? ` · ${callStatusLabel(step.status)}` : ''}
+                {step.detail ? ` · ${humanize(step.detail)}` : ''}
+              </>
+            )}
+            {turn && (
+              <>
+                <strong>{TURN_LABELS[turn.kind]}</strong> · {formatDuration(turn.at_ms)} into the call
+                {turn.text && (
+                  <>
+                    {' · '}
+                    <q dir="auto">{turn.text}</q>
+                  </>
+                )}
+              </>
+            )}
+          </li>
+        ))}
+      </ol>
+      <ErrorMessage error={turns.error} />
+    </>
   );
 }
 

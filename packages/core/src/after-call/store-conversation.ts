@@ -1,6 +1,6 @@
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
-import type { ConversationResult } from '../calls/conversation';
+import type { ConversationResult, TurnEvent } from '../calls/conversation';
 import { storableVariables } from '../agents/variables';
 
 /** A live conversation's outcome as the media server stores it: with where its recording is, and when. */
@@ -41,11 +41,31 @@ export async function startConversation(
   return row?.taken === 1;
 }
 
+/** A call keeps at most this many turn events, each caller's words cut to this many characters. */
+const MAX_TURN_EVENTS = 500;
+const MAX_TURN_EVENT_TEXT = 200;
+
+/**
+ * The turn events a call keeps: the first MAX_TURN_EVENTS, at whole ms (one whose time is not a number
+ * is dropped: JSON would store it as null), the words trimmed and cut by code points (half a surrogate
+ * pair is not valid in JSONB, and the whole conversation would not be stored).
+ */
+function storableTurnEvents(events: TurnEvent[]): TurnEvent[] {
+  return events
+    .filter((event) => Number.isFinite(event.at_ms))
+    .slice(0, MAX_TURN_EVENTS)
+    .map(({ kind, at_ms, text }) => ({
+      kind,
+      at_ms: Math.round(at_ms),
+      text: Array.from(text.trim()).slice(0, MAX_TURN_EVENT_TEXT).join(''),
+    }));
+}
+
 /**
  * Stores the conversation on its call, once: the transcript (its entries cut short marked apart, as
  * indices), the collected variables (call-local `_` names dropped, never stored), how it ended, a flow's
- * function requests, what it used of the providers (its cost comes from it when the call ends) and
- * where its recording is.
+ * function requests, its interruptions and backchannels (bounded), what it used of the providers (its
+ * cost comes from it when the call ends) and where its recording is.
  */
 export async function storeConversation(
   { db }: CoreDeps,
@@ -65,6 +85,7 @@ export async function storeConversation(
       conversationEndReason: record.end,
       turnLatencies: (record.turnLatencies ?? []) as unknown as Prisma.InputJsonArray,
       functionInvocations: (record.functionInvocations ?? []) as unknown as Prisma.InputJsonArray,
+      turnEvents: storableTurnEvents(record.turnEvents ?? []) as unknown as Prisma.InputJsonArray,
       ...(record.usage ? { usage: record.usage as unknown as Prisma.InputJsonObject } : {}),
       conversationEndedAt: record.endedAt,
       recordingKey: record.recordingKey,

@@ -17,7 +17,7 @@ export const ConversationSettingsSchema = z
     interruption_sensitivity: z.number().min(0).max(1),
     /**
      * How soon the agent answers once the caller stops, 0–1: 1 (the default) at the speech-to-text
-     * provider's endpoint, 0 up to 800 ms later; words that leave the sentence open wait 1.2 s more.
+     * provider's endpoint, 0 up to 800 ms later; a sentence left unfinished waits 1.8 s more.
      */
     responsiveness: z.number().min(0).max(1),
     /** A caller silent this long after the agent finished is reminded (ms); null: the deployment's silence timeout. */

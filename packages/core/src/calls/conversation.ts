@@ -56,6 +56,16 @@ export interface TurnLatency {
   first_frame_ms: number;
 }
 
+/** A moment of turn-taking while the agent spoke, for the call's timeline (dashboard only, never API keys). */
+export interface TurnEvent {
+  /** `interruption`: the caller took the turn, the agent stopped; `backchannel`: noted, the agent went on. */
+  kind: 'interruption' | 'backchannel';
+  /** When the caller began to speak (ms from the call's start, the transcript's clock). */
+  at_ms: number;
+  /** What the caller said (as speech-to-text wrote it; empty when no words came). */
+  text: string;
+}
+
 /** A live conversation's outcome, as the media server holds it when the conversation ends. */
 export interface ConversationResult {
   end: ConversationEnd;
@@ -68,6 +78,8 @@ export interface ConversationResult {
   turnLatencies: TurnLatency[];
   /** A flow agent's function requests and their results: for the dashboard, never for API keys. */
   functionInvocations?: FunctionInvocation[];
+  /** Each interruption and backchannel, in order (older media servers send none). */
+  turnEvents?: TurnEvent[];
   /** What the conversation used of the providers, for its cost (cost.ts). */
   usage?: CallUsage;
 }

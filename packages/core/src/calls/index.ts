@@ -8,6 +8,7 @@ export * from './create-web-call';
 export * from './turn-latencies';
 export * from './function-invocations';
 export * from './cut-entries';
+export * from './turn-events';
 export { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from './web-call-progress';
 export * from './call-runtime';
 export * from './carrier-progress';

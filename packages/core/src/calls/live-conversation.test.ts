@@ -11,7 +11,11 @@ import { applyCarrierEvents, checkCall, CONVERSATION_GRACE_MS } from './carrier-
 import { deterministicConversationEngine } from './simulated/conversation';
 import { storeConversation } from '../after-call/store-conversation';
 import { callCutEntries } from './cut-entries';
-import { getCall } from './get-call';
+import { getCall, getOlderCall } from './get-call';
+import { getCallTimeline } from './call-timeline';
+import { listCalls } from './list-calls';
+import { ListCallsInput } from './schemas';
+import { callTurnEvents } from './turn-events';
 
 /**
  * A call with a live conversation on the media server: its end waits for the conversation to be stored
@@ -145,6 +149,57 @@ describe('a call with a live conversation', () => {
     const ids = { accountId, callId: call.id };
     expect((await getCall(deps, ids)).transcript).toEqual([heard, transcript[1]]);
     expect(await callCutEntries(deps, ids)).toEqual([0]);
+  });
+
+  it('keeps its interruptions and backchannels, bounded, for the timeline, and out of what API keys read', async () => {
+    const call = await liveCall();
+    const started = clock.now().getTime();
+    // 199 letters then an emoji: cut at 200 characters by code points, not through the emoji's pair.
+    const long = `  ${'a'.repeat(199)}😀 and more  `;
+    const backchannels = Array.from({ length: 600 }, (_, index) => ({
+      kind: 'backchannel' as const,
+      at_ms: 5_000 + index,
+      text: 'mm-hmm',
+    }));
+    await storeConversation(deps, call.id, {
+      end: 'ended',
+      transcript,
+      varsCollected: {},
+      turnEvents: [
+        { kind: 'interruption', at_ms: 1_200.4, text: ' Wait, Tuesday. ' },
+        { kind: 'backchannel', at_ms: 2_500, text: long },
+        { kind: 'interruption', at_ms: Number.NaN, text: '' },
+        ...backchannels,
+      ],
+      recordingKey: null,
+      endedAt: clock.now(),
+    });
+    const ids = { accountId, callId: call.id };
+    const events = await callTurnEvents(deps, ids);
+    expect(events).toHaveLength(500);
+    expect(events.slice(0, 3)).toEqual([
+      {
+        kind: 'interruption',
+        at_ms: 1_200,
+        at: new Date(started + 1_200).toISOString(),
+        text: 'Wait, Tuesday.',
+      },
+      {
+        kind: 'backchannel',
+        at_ms: 2_500,
+        at: new Date(started + 2_500).toISOString(),
+        text: `${'a'.repeat(199)}😀`,
+      },
+      { kind: 'backchannel', at_ms: 5_000, at: new Date(started + 5_000).toISOString(), text: 'mm-hmm' },
+    ]);
+
+    const read = JSON.stringify([
+      await getCall(deps, ids),
+      await getOlderCall(deps, ids),
+      await listCalls(deps, { accountId, ...ListCallsInput.parse({ limit: 1000 }) }),
+      await getCallTimeline(deps, ids),
+    ]);
+    expect(read).not.toMatch(/turn_?events|interruption|backchannel|Wait, Tuesday|mm-hmm/i);
   });
 
   it('takes the conversation as lost when it is not stored within the grace time', async () => {

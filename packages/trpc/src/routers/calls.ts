@@ -6,6 +6,7 @@ import {
   reanalyzeCall,
   callFunctionInvocations,
   callCutEntries,
+  callTurnEvents,
   AddTestContactInput,
   CreateWebCallInput,
   DialCallInput,
@@ -94,6 +95,10 @@ export const callsRouter = router({
   cutEntries: userProcedure
     .input(CallId)
     .query(({ ctx, input }) => callCutEntries(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
+  /** The conversation's interruptions and backchannels, placed in time, for the timeline (dashboard users only). */
+  turnEvents: userProcedure
+    .input(CallId)
+    .query(({ ctx, input }) => callTurnEvents(ctx.deps, { accountId: ctx.accountId, callId: input.call_id })),
   list: accountProcedure
     .input(ListCallsInput.optional())
     .query(({ ctx, input }) =>

@@ -49,8 +49,9 @@ export function AgentTurnTaking({ agentId }: { agentId: string }) {
           onChange={(responsiveness) => change({ responsiveness })}
         />
         <p className="hint">
-          How soon the agent answers once the caller stops: 1 at once, 0 up to 0.8 s later. After words that
-          leave a sentence open (&ldquo;my number is 0 5 4&hellip;&rdquo;) it waits 1.2 s more.
+          How soon the agent answers once the caller stops: 1 at once, 0 up to 0.8 s later. After a sentence
+          left unfinished (&ldquo;my number is 0 5 4&hellip;&rdquo;, &ldquo;I&apos;d like to
+          book&hellip;&rdquo;) it waits 1.8 s more.
         </p>
         <label>
           Remind a silent caller after (seconds; empty: the deployment&apos;s silence timeout)
