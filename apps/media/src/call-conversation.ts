@@ -166,6 +166,7 @@ export async function startCallConversation(
       for (const [outcome, count] of Object.entries(counts))
         if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
     },
+    paused: () => running.metrics.audiblePauses.inc(),
     replied(timing) {
       const { latencyMs, overheadMs, voiceToVoiceMs } = timing;
       traced.turn(timing);

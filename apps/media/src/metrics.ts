@@ -58,6 +58,11 @@ export function mediaMetrics(
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    audiblePauses: new Counter({
+      name: 'media_audible_pauses_total',
+      help: "Pauses the caller heard inside an agent's turn: a sentence ready only after the one before it had played out (speech synthesis behind)",
+      registers: [registry],
+    }),
     framesLate: new Counter({
       name: 'media_frames_late_total',
       help: 'Agent audio frames sent more than 40 ms after their slot',

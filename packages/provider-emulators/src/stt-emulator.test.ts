@@ -88,8 +88,8 @@ describe('the Deepgram-protocol emulator', () => {
     socket.sendFinalize({ type: 'Finalize' });
     // The same utterance goes on 200 ms after its last speech, within the 300 ms endpoint.
     send(Buffer.concat([silence(100), loud(400), silence(1500)]));
-    // The next is finalized at its end: all its words (no pause in them).
-    send(Buffer.concat([loud(600), silence(100)]));
+    // The next is finalized at its end: all its words (no pause in them, 1.5 s of speech for five).
+    send(Buffer.concat([loud(1_500), silence(100)]));
     socket.sendFinalize({ type: 'Finalize' });
     send(silence(1500));
     await expect.poll(() => finals().length, { timeout: 5_000 }).toBe(3);
@@ -105,6 +105,7 @@ describe('the Deepgram-protocol emulator', () => {
   });
 
   it('gives the rest of a finalized utterance at the endpoint when the speaker does not go on', async () => {
+    // Finalized after 400 ms of speech (two words' worth), at a comma: "Wait,"; the rest at the endpoint.
     emulator = await startSttEmulator({ transcript: () => 'Wait, I have a question.' });
     const { socket, messages } = await listen();
     for (const chunk of [silence(200), Buffer.alloc(400 * 8, 0x10), silence(100)]) socket.sendMedia(chunk);
@@ -121,6 +122,25 @@ describe('the Deepgram-protocol emulator', () => {
         .filter((m) => m.type === 'Results' && m.is_final)
         .map((m) => m.channel!.alternatives[0]!.transcript);
     await expect.poll(transcripts, { timeout: 5_000 }).toEqual(['Wait,', 'I have a question.']);
+  });
+
+  it('gives at a Finalize as many words as the speech lasted, a word every 300 ms', async () => {
+    emulator = await startSttEmulator({ transcript: () => 'I would like to book a table' });
+    const { socket, messages } = await listen();
+    for (const chunk of [silence(200), Buffer.alloc(600 * 8, 0x10), silence(100)]) socket.sendMedia(chunk);
+    socket.sendFinalize({ type: 'Finalize' });
+    for (const chunk of [silence(100), Buffer.alloc(600 * 8, 0x10), silence(1000)]) socket.sendMedia(chunk);
+    const transcripts = () =>
+      (
+        messages as {
+          type?: string;
+          is_final?: boolean;
+          channel?: { alternatives: { transcript: string }[] };
+        }[]
+      )
+        .filter((m) => m.type === 'Results' && m.is_final)
+        .map((m) => m.channel!.alternatives[0]!.transcript);
+    await expect.poll(transcripts, { timeout: 5_000 }).toEqual(['I would', 'like to book a table']);
   });
 
   it('refuses a stream without the right key', async () => {

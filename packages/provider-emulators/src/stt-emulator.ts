@@ -13,9 +13,10 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
  * a stream without audio for ten seconds is closed with 1011 (NET-0001).
  *
  * It does not recognise speech: it finds the utterances in the audio by their level and answers each
- * with what the test's script says was spoken in it. A `Finalize` ends the utterance at once with its
- * words up to the first pause a speaker makes in it (after a comma), or all of them: speech that goes on
- * within the endpointing silence is the rest of that utterance, and brings the next words; none going on,
+ * with what the test's script says was spoken in it. A `Finalize` ends the utterance at once with the
+ * words said so far: as many as its speech lasted (a word every 300 ms, as its interim results have
+ * them), and no further than the first pause a speaker makes in it (after a comma). Speech that goes on
+ * within the endpointing silence is the rest of that utterance and brings the next words; none going on,
  * the rest come as their own final result at the endpoint. For tests and the offline demo only.
  */
 
@@ -64,6 +65,8 @@ export const SPEECH_LEVEL = 400;
 /** Speech starts after this many loud frames in a row, so a click is not an utterance. */
 export const SPEECH_START_FRAMES = 3;
 const INTERIM_EVERY_MS = 300;
+/** How long the emulator takes a word to last: the words said so far of an utterance in progress. */
+const WORD_MS = 300;
 /** Deepgram's default endpointing: 10 ms of silence ends an utterance. */
 const DEFAULT_ENDPOINTING_MS = 10;
 const IDLE_CLOSE_MS = 10_000;
@@ -203,7 +206,10 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       const utterance = current;
       if (!utterance) return;
       current = null;
-      const given = fromFinalize ? utterance.words.slice(0, toFirstPause(utterance.words)) : utterance.words;
+      const said = Math.max(1, Math.ceil((utterance.lastSpeechMs - utterance.startMs) / WORD_MS));
+      const given = fromFinalize
+        ? utterance.words.slice(0, Math.min(said, toFirstPause(utterance.words)))
+        : utterance.words;
       const rest = utterance.words.slice(given.length);
       finalized = fromFinalize
         ? { index: utterance.index, lastSpeechMs: utterance.lastSpeechMs, rest }
@@ -246,7 +252,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
         if (interim && now - current.lastInterimMs >= INTERIM_EVERY_MS && loud) {
           current.lastInterimMs = now;
           // The words heard so far: about one every 300 ms, never the whole utterance before its end.
-          const heard = Math.min(current.words.length - 1, Math.ceil((now - current.startMs) / 300));
+          const heard = Math.min(current.words.length - 1, Math.ceil((now - current.startMs) / WORD_MS));
           const utterance = current;
           const words = utterance.words.slice(0, heard);
           if (heard > 0) finals = finals.then(() => results(utterance, words, false));

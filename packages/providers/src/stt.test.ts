@@ -40,6 +40,42 @@ async function hear(stt: SpeechToText) {
 }
 
 describe('speech-to-text adapters', () => {
+  it('Deepgram: speech that ends with no words (a noise) says so, and makes no utterance', async () => {
+    const emulator = await startSttEmulator({ transcript: (index) => (index === 0 ? '' : SAID[0]!) });
+    try {
+      const events: string[] = [];
+      const stream = await deepgramSpeechToText({
+        apiKey: 'dg-test',
+        baseUrl: emulator.url,
+        model: 'nova-2',
+        endpointingMs: 300,
+      }).open(
+        { language: 'en' },
+        {
+          speech: () => void events.push('speech'),
+          utterance: (text) => void events.push(text),
+          wordless: () => void events.push('wordless'),
+          failed: (reason) => void events.push(reason),
+        },
+      );
+      // A loud burst (a cough), then words.
+      const audio = Buffer.concat([
+        silence(200),
+        Buffer.alloc(300 * 8, 0x10),
+        silence(800),
+        await speak(SAID[0]!),
+        silence(800),
+      ]);
+      for (let at = 0; at < audio.length; at += 160) stream.send(audio.subarray(at, at + 160));
+      await expect
+        .poll(() => events.filter((event) => event !== 'speech'), { timeout: 5_000 })
+        .toEqual(['wordless', SAID[0]]);
+      await stream.close();
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it('Deepgram: the utterances, each once, at their endpoints', async () => {
     const emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: (index) => SAID[index] ?? '' });
     try {

@@ -107,4 +107,49 @@ describe("the agent's voice", () => {
     expect(said).toEqual([{ role: 'agent', content: 'Hello there.', replace: false }]);
     expect(transcript).toEqual([{ role: 'agent', content: 'Hello there.', timestamp_ms: 0 }]);
   });
+
+  it('counts a pause the caller hears inside a turn: a sentence ready only after the one before played out', async () => {
+    for (const playedOutFirst of [false, true]) {
+      let speaking = false;
+      let pauses = 0;
+      let release: (audio: Buffer) => void = () => {};
+      const later = new Promise<Buffer>((resolve) => (release = resolve));
+      const texts: string[] = [];
+      const line = {
+        openedAt: performance.now(),
+        get speaking() {
+          return speaking;
+        },
+        play: () => void (speaking = true),
+        said: () => {},
+      } as Partial<Line> as Line;
+      const voice = new AgentVoice({
+        line,
+        options: {
+          agent: { language: 'en', voice: 'en-us', model: null },
+          providers: {
+            tts: { synthesize: (text: string) => (texts.push(text) > 1 ? later : Promise.resolve(SPEECH)) },
+          },
+          paused: () => void (pauses += 1),
+        } as unknown as ConversationOptions,
+        transcript: [],
+        history: [],
+        failures: [],
+        latencies: [],
+        now: () => 0,
+        speaking: () => {},
+        ending: () => false,
+      });
+      const turn = voice.newTurn(null);
+      voice.say(turn, 'One.');
+      voice.say(turn, 'Two.');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(speaking).toBe(true);
+      // The first sentence is heard to its end before the second is synthesized, or not.
+      if (playedOutFirst) speaking = false;
+      release(SPEECH);
+      await turn.queued;
+      expect(pauses).toBe(playedOutFirst ? 1 : 0);
+    }
+  });
 });

@@ -99,6 +99,8 @@ export class AgentVoice {
       if (dropped || this.context.ending()) return;
       // Never spoken: the turn is not cut short for it.
       if (!speech) return void turn.sentences.splice(turn.sentences.indexOf(sentence), 1);
+      // The turn's sentence before this one has played out already: the caller heard a pause.
+      if (turn.entry && !line.speaking) options.paused?.();
       turn.entry ??= this.pushEntry();
       this.onLine.set(sentence.mark, { turn, entry: turn.entry, sentence });
       this.context.speaking();

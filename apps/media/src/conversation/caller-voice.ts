@@ -118,8 +118,6 @@ export class CallerVoice {
         this.turnEnd.voiced();
       },
       quiet: () => {
-        // Speech-to-text ends the utterance now: the caller's silence is known here before its endpoint.
-        if (this.startedAt !== null) this.audio.finalize();
         this.interruptions.quiet();
         this.turnEnd.quiet();
       },

@@ -107,6 +107,8 @@ export interface ConversationOptions {
   ended: (result: ConversationResult) => Promise<void>;
   /** Each answer to the caller, timed. */
   replied?: (timing: ReplyTiming) => void;
+  /** The caller heard the agent pause inside a turn: a sentence ready only after the one before had played. */
+  paused?: () => void;
   /** At the end, how the caller's voice over the agent went: duckings, and of them undone and interrupted. */
   interruptions?: (counts: Record<'ducked' | 'resumed' | 'interrupted' | 'backchannels', number>) => void;
 }

@@ -33,7 +33,6 @@ export class UsageMeter {
               this.audioBytes += audio.length;
               stream.send(audio);
             },
-            finalize: () => stream.finalize?.(),
             close: () => stream.close(),
           };
         },
