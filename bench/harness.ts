@@ -12,6 +12,7 @@ import {
   productionCommand,
   startTemporalOnFreePort,
   PRODUCTION_CONNECTIONS,
+  serviceEnv,
   startTestProductionTemporal,
 } from '@voice/dev';
 import {
@@ -318,4 +319,29 @@ export async function draftBenchCampaign(
     await call(`campaign-contacts-add/${campaignId}`, { contacts });
   }
   return campaignId;
+}
+
+/**
+ * A media server's environment for a benchmark: its database and Temporal server, the emulated language
+ * model (OpenAI's protocol, speech included) and speech-to-text (Deepgram's), recordings in `recordingsDir`.
+ */
+export function mediaBenchEnv(
+  bench: BenchEnvironment,
+  {
+    taskQueue,
+    llmUrl,
+    sttUrl,
+    recordingsDir,
+  }: { taskQueue: string; llmUrl: string; sttUrl: string; recordingsDir: string },
+): Record<string, string> {
+  return {
+    ...serviceEnv({ databaseUrl: bench.database.url, temporalAddress: bench.temporal.address, taskQueue }),
+    LOG_LEVEL: 'warn',
+    RECORDINGS_DIR: recordingsDir,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: llmUrl,
+    TTS_PROVIDER: 'openai',
+    DEEPGRAM_API_KEY: 'dg-bench',
+    DEEPGRAM_BASE_URL: sttUrl,
+  };
 }

@@ -23,10 +23,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMediaStreamToken } from '@voice/core';
-import { freePort, JWT_SECRET, serviceEnv, startMedia, waitFor, within } from '@voice/dev';
+import { freePort, JWT_SECRET, startMedia, waitFor, within } from '@voice/dev';
 import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
 import { openMediaStream, type CalleeTurn, type MediaStream } from '@voice/twilio-emulator';
-import { benchEnvironment, machine } from './harness';
+import { benchEnvironment, machine, mediaBenchEnv } from './harness';
 import { interleaved, readBargeInSet, readTurnSet, type Clip, type Turn } from './turns-sets';
 
 /** The emulated providers' fixed latencies: speech-to-text's final result, the model's first words, speech. */
@@ -88,20 +88,7 @@ const llm = await startLlmEmulator({
 });
 const media = await startMedia(
   'media',
-  {
-    ...serviceEnv({
-      databaseUrl: bench.database.url,
-      temporalAddress: bench.temporal.address,
-      taskQueue: 'bench-turns',
-    }),
-    LOG_LEVEL: 'warn',
-    RECORDINGS_DIR: recordingsDir,
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: llm.baseUrl,
-    TTS_PROVIDER: 'openai',
-    DEEPGRAM_API_KEY: 'dg-bench',
-    DEEPGRAM_BASE_URL: stt.url,
-  },
+  mediaBenchEnv(bench, { taskQueue: 'bench-turns', llmUrl: llm.baseUrl, sttUrl: stt.url, recordingsDir }),
   await freePort(),
   'compiled',
 );

@@ -17,12 +17,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { resample, speak, speakPcm } from '@voice/audio';
 import { createMediaStreamToken, webCallTokens } from '@voice/core';
-import { freePort, JWT_SECRET, serviceEnv, startMedia } from '@voice/dev';
+import { freePort, JWT_SECRET, startMedia } from '@voice/dev';
 import { startLlmEmulator, startSttEmulator } from '@voice/provider-emulators';
 import { openMediaStream, openWebCall } from '@voice/twilio-emulator';
 import WebSocket from 'ws';
 import { cpuSeconds, tree } from './cpu';
-import { benchEnvironment, machine, percentile } from './harness';
+import { benchEnvironment, machine, mediaBenchEnv, percentile } from './harness';
 
 const LEVELS = (process.env.BENCH_VOICE_CALLS ?? '50,100,200,300').split(',').map(Number);
 /** Which lines each level runs: Twilio media streams (`phone`), browsers' web calls (`web`). */
@@ -68,19 +68,8 @@ const callerWordsWide = resample(callerPcm.samples, callerPcm.sampleRate, 16_000
 const stt = await startSttEmulator({ transcript: () => CALLER, finalLatencyMs: STT_LATENCY_MS });
 const mediaPort = await freePort();
 const env = {
-  ...serviceEnv({
-    databaseUrl: bench.database.url,
-    temporalAddress: bench.temporal.address,
-    taskQueue: 'bench-voice',
-  }),
-  LOG_LEVEL: 'warn',
+  ...mediaBenchEnv(bench, { taskQueue: 'bench-voice', llmUrl: llm.baseUrl, sttUrl: stt.url, recordingsDir }),
   DATABASE_POOL_SIZE: '20',
-  RECORDINGS_DIR: recordingsDir,
-  OPENAI_API_KEY: 'sk-bench',
-  OPENAI_BASE_URL: llm.baseUrl,
-  TTS_PROVIDER: 'openai',
-  DEEPGRAM_API_KEY: 'dg-bench',
-  DEEPGRAM_BASE_URL: stt.url,
   CALL_SILENCE_TIMEOUT_MS: '60000',
   // e.g. `--cpu-prof --cpu-prof-dir=/tmp/media-profile` to see where the media server spends its time.
   ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),

@@ -35,6 +35,12 @@ async function listen(options: { apiKey?: string; query?: Record<string, string>
   return { socket, messages, closed };
 }
 
+/** The words of each final result among the messages. */
+const finalWords = (messages: Record<string, unknown>[]) =>
+  (messages as { type?: string; is_final?: boolean; channel?: { alternatives: { transcript: string }[] } }[])
+    .filter((m) => m.type === 'Results' && m.is_final)
+    .map((m) => m.channel!.alternatives[0]!.transcript);
+
 describe('the Deepgram-protocol emulator', () => {
   it('finds each utterance in the audio and answers it with interim and final results', async () => {
     emulator = await startSttEmulator({ apiKey: 'dg-test', transcript: (index) => SAID[index] ?? '' });
@@ -111,17 +117,9 @@ describe('the Deepgram-protocol emulator', () => {
     for (const chunk of [silence(200), Buffer.alloc(400 * 8, 0x10), silence(100)]) socket.sendMedia(chunk);
     socket.sendFinalize({ type: 'Finalize' });
     socket.sendMedia(silence(1000));
-    const transcripts = () =>
-      (
-        messages as {
-          type?: string;
-          is_final?: boolean;
-          channel?: { alternatives: { transcript: string }[] };
-        }[]
-      )
-        .filter((m) => m.type === 'Results' && m.is_final)
-        .map((m) => m.channel!.alternatives[0]!.transcript);
-    await expect.poll(transcripts, { timeout: 5_000 }).toEqual(['Wait,', 'I have a question.']);
+    await expect
+      .poll(() => finalWords(messages), { timeout: 5_000 })
+      .toEqual(['Wait,', 'I have a question.']);
   });
 
   it('gives at a Finalize as many words as the speech lasted, a word every 300 ms', async () => {
@@ -130,17 +128,9 @@ describe('the Deepgram-protocol emulator', () => {
     for (const chunk of [silence(200), Buffer.alloc(600 * 8, 0x10), silence(100)]) socket.sendMedia(chunk);
     socket.sendFinalize({ type: 'Finalize' });
     for (const chunk of [silence(100), Buffer.alloc(600 * 8, 0x10), silence(1000)]) socket.sendMedia(chunk);
-    const transcripts = () =>
-      (
-        messages as {
-          type?: string;
-          is_final?: boolean;
-          channel?: { alternatives: { transcript: string }[] };
-        }[]
-      )
-        .filter((m) => m.type === 'Results' && m.is_final)
-        .map((m) => m.channel!.alternatives[0]!.transcript);
-    await expect.poll(transcripts, { timeout: 5_000 }).toEqual(['I would', 'like to book a table']);
+    await expect
+      .poll(() => finalWords(messages), { timeout: 5_000 })
+      .toEqual(['I would', 'like to book a table']);
   });
 
   it('refuses a stream without the right key', async () => {
