@@ -478,10 +478,12 @@ interface Example {
 const SHIFTS = 3;
 
 /** The classifier's windows over a sound, placed where voice activity would place them. */
-function examplesOf(audio: Int16Array, onset: number, label: number, group: string): Example[] {
-  return Array.from({ length: SHIFTS }, () => {
-    // The model's first window of speech starts up to 64 ms before the first loud sample or 40 ms after it.
-    const start = onset + Math.round((uniform(-64, 40) - ONSET_LEAD_MS) * (RATE / 1000));
+/** Where the model's first window of speech starts: up to 64 ms before the first loud sample or 40 ms after it. */
+const placements = () => Array.from({ length: SHIFTS }, () => uniform(-64, 40));
+
+function examplesOf(audio: Int16Array, onset: number, label: number, group: string, shifts = placements()) {
+  return shifts.map((shift): Example => {
+    const start = onset + Math.round((shift - ONSET_LEAD_MS) * (RATE / 1000));
     const window = audio.subarray(start, start + ONSET_FRAMES * FRAME_SAMPLES);
     const context = audio.subarray(Math.max(0, start - ONSET_CONTEXT_SAMPLES), start);
     return { features: onsetFeatures(window, context), label, group };
@@ -495,7 +497,7 @@ async function speechExamples(
   perText: number,
   byClip: boolean,
 ) {
-  const jobs: (() => Promise<Example[]>)[] = [];
+  const jobs: (() => Promise<() => Example[]>)[] = [];
   for (const text of texts)
     for (let n = 0; n < perText; n++) {
       const [voice, speed, pitch, background] = [
@@ -506,21 +508,29 @@ async function speechExamples(
       ];
       const group = byClip ? `${text}#${n}` : text;
       jobs.push(async () => {
-        const { audio, onset } = onTheLine(
-          Float32Array.from(await espeak(voice, speed, pitch, text), (s) => s / 32768),
-          background,
-        );
-        return examplesOf(audio, onset, label, group);
+        const speech = await espeak(voice, speed, pitch, text);
+        // Made into examples in the order the jobs were, whatever order eSpeak NG finishes them in (the
+        // randomness they draw then is the same every run).
+        return () => {
+          const { audio, onset } = onTheLine(
+            Float32Array.from(speech, (x) => x / 32768),
+            background,
+          );
+          return examplesOf(audio, onset, label, group);
+        };
       });
     }
-  const examples: Example[] = [];
+  const made: (() => Example[])[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
-      while (next < jobs.length) examples.push(...(await jobs[next++]!()));
+      while (next < jobs.length) {
+        const at = next++;
+        made[at] = await jobs[at]!();
+      }
     }),
   );
-  return examples;
+  return made.flatMap((examples) => examples());
 }
 
 /** A network of one hidden layer, trained by Adam on the cross-entropy, the classes weighted equally. */
