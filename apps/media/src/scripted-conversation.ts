@@ -1,4 +1,7 @@
+import type { LiveTranscriptEntry } from '@voice/core';
 import type { LanguageModel, LlmEvent, LlmMessage } from '@voice/providers';
+import { AgentVoice } from './conversation/agent-voice';
+import type { ConversationOptions } from './conversation/options';
 import { AudioTrack } from './transport/audio-track';
 import type { Line, LineListener } from './transport/line';
 
@@ -129,4 +132,23 @@ export class HeldLine implements Line {
   private settle() {
     for (const drain of this.drains.splice(0)) drain();
   }
+}
+
+/** An agent's voice on `line` for a test: the call's clock at 0, nothing else of the conversation. */
+export function quietVoice(
+  line: Line,
+  options: ConversationOptions,
+  { transcript = [], history = [] }: { transcript?: LiveTranscriptEntry[]; history?: LlmMessage[] } = {},
+): AgentVoice {
+  return new AgentVoice({
+    line,
+    options,
+    transcript,
+    history,
+    failures: [],
+    latencies: [],
+    now: () => 0,
+    speaking: () => {},
+    ending: () => false,
+  });
 }

@@ -2,7 +2,7 @@ import type { LiveTranscriptEntry } from '@voice/core';
 import type { LlmMessage } from '@voice/providers';
 import { describe, expect, it } from 'vitest';
 import type { Line, SaidEntry } from '../transport/line';
-import { AgentVoice } from './agent-voice';
+import { quietVoice } from '../scripted-conversation';
 import type { ConversationOptions } from './options';
 
 /**
@@ -29,17 +29,7 @@ function fakeVoice() {
   } as unknown as ConversationOptions;
   const transcript: LiveTranscriptEntry[] = [];
   const history: LlmMessage[] = [];
-  const voice = new AgentVoice({
-    line,
-    options,
-    transcript,
-    history,
-    failures: [],
-    latencies: [],
-    now: () => 0,
-    speaking: () => {},
-    ending: () => false,
-  });
+  const voice = quietVoice(line, options, { transcript, history });
   return { voice, played, said, progress, transcript, history };
 }
 
@@ -123,23 +113,13 @@ describe("the agent's voice", () => {
         play: () => void (speaking = true),
         said: () => {},
       } as Partial<Line> as Line;
-      const voice = new AgentVoice({
-        line,
-        options: {
-          agent: { language: 'en', voice: 'en-us', model: null },
-          providers: {
-            tts: { synthesize: (text: string) => (texts.push(text) > 1 ? later : Promise.resolve(SPEECH)) },
-          },
-          paused: () => void (pauses += 1),
-        } as unknown as ConversationOptions,
-        transcript: [],
-        history: [],
-        failures: [],
-        latencies: [],
-        now: () => 0,
-        speaking: () => {},
-        ending: () => false,
-      });
+      const voice = quietVoice(line, {
+        agent: { language: 'en', voice: 'en-us', model: null },
+        providers: {
+          tts: { synthesize: (text: string) => (texts.push(text) > 1 ? later : Promise.resolve(SPEECH)) },
+        },
+        paused: () => void (pauses += 1),
+      } as unknown as ConversationOptions);
       const turn = voice.newTurn(null);
       voice.say(turn, 'One.');
       voice.say(turn, 'Two.');

@@ -76,16 +76,20 @@ function wordsOf(text: string): string[] {
     .filter(Boolean);
 }
 
+/** How many of the words, from the first, are whole backchannel phrases, one after another. */
+function phrasesFrom(words: string[]): number {
+  let at = 0;
+  for (;;) {
+    const phrase = PHRASE_WORDS.find((candidate) => candidate.every((word, i) => words[at + i] === word));
+    if (!phrase) return at;
+    at += phrase.length;
+  }
+}
+
 /** Whether the caller's words are only a backchannel: noted, not answered, while the agent speaks. */
 export function isBackchannel(text: string): boolean {
   const words = wordsOf(text);
-  if (words.length === 0 || words.length > MAX_WORDS) return false;
-  for (let at = 0; at < words.length;) {
-    const phrase = PHRASE_WORDS.find((candidate) => candidate.every((word, i) => words[at + i] === word));
-    if (!phrase) return false;
-    at += phrase.length;
-  }
-  return true;
+  return words.length > 0 && words.length <= MAX_WORDS && phrasesFrom(words) === words.length;
 }
 
 /**
@@ -96,16 +100,11 @@ export function isBackchannel(text: string): boolean {
 export function mayBeBackchannel(text: string): boolean {
   const words = wordsOf(text);
   if (words.length > MAX_WORDS) return false;
-  for (let at = 0; at < words.length;) {
-    const phrase = PHRASE_WORDS.find((candidate) => candidate.every((word, i) => words[at + i] === word));
-    if (phrase) {
-      at += phrase.length;
-      continue;
-    }
-    const rest = words.slice(at);
-    return PHRASE_WORDS.some(
+  const rest = words.slice(phrasesFrom(words));
+  return (
+    rest.length === 0 ||
+    PHRASE_WORDS.some(
       (candidate) => rest.length < candidate.length && rest.every((word, i) => candidate[i] === word),
-    );
-  }
-  return true;
+    )
+  );
 }

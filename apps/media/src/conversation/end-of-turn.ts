@@ -2,9 +2,9 @@ import { completeness } from './turn-model/completeness';
 
 /**
  * When the caller has finished their turn. Speech-to-text's final transcript proposes it (at the
- * provider's endpoint, `STT_ENDPOINTING_MS` of silence); then the caller's silence, by local voice activity detection, must last a wait that
- * depends on whether their words are a finished utterance, as the completeness model (turn-model/)
- * judges them: none after "Tuesday at three." at the default responsiveness, 1.8 s after "I'd like to
+ * provider's endpoint, `STT_ENDPOINTING_MS` of silence); then the caller's silence, by local voice
+ * activity detection, must last a wait that depends on whether their words are a finished utterance, as
+ * the completeness model (turn-model/) judges them: none after "Tuesday at three." at the default responsiveness, 1.8 s after "I'd like to
  * book", "my number is 415" or "אני רוצה לקבוע", so that a caller who pauses mid-sentence for up to 1.5 s
  * (and the voice detector takes a little longer to hear them again) is not answered before the sentence
  * ends. `responsiveness` adds to both waits. Should the caller speak again within the wait, the turn goes

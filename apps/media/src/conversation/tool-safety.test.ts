@@ -1,8 +1,7 @@
 import type { ConversationEnd, ConversationResult } from '@voice/core';
 import type { LanguageModel, LlmEvent, LlmMessage, SttEvents } from '@voice/providers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HeldLine, ScriptedModel, settled } from '../scripted-conversation';
-import { AgentVoice } from './agent-voice';
+import { HeldLine, quietVoice, ScriptedModel, settled } from '../scripted-conversation';
 import { ModelTurns } from './model-turns';
 import type { ConversationOptions, SessionAgent } from './options';
 import { phrasesFor } from './phrases';
@@ -223,17 +222,7 @@ describe('tool calls under barge-in', () => {
       limits: { silenceTimeoutMs: 60_000, maxDurationMs: 600_000 },
       ended: async () => {},
     };
-    const voice = new AgentVoice({
-      line,
-      options,
-      transcript: [],
-      history,
-      failures: [],
-      latencies: [],
-      now: () => 0,
-      speaking: () => {},
-      ending: () => false,
-    });
+    const voice = quietVoice(line, options, { history });
     const finishing: ConversationEnd[] = [];
     let finished: () => void = () => {};
     const turns = new ModelTurns({
