@@ -167,6 +167,7 @@ export async function startCallConversation(
         if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
     },
     paused: () => running.metrics.audiblePauses.inc(),
+    drafted: (outcome) => running.metrics.preemptiveGenerations.inc({ outcome }),
     replied(timing) {
       const { latencyMs, overheadMs, voiceToVoiceMs } = timing;
       traced.turn(timing);

@@ -237,6 +237,12 @@ export function mediaTestHarness() {
     return { ...row, transcript: row.transcript as unknown as TranscriptEntry[] };
   }
 
+  /** The media server's metrics, as Prometheus reads them. */
+  async function metrics(): Promise<string> {
+    const url = harness!.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics');
+    return (await fetch(url)).text();
+  }
+
   /** The stored recording's two channels: the caller left, the agent right. */
   async function recording(recordingKey: string) {
     const wav = await localRecordingStore(recordingsDir).get(recordingKey);
@@ -258,6 +264,7 @@ export function mediaTestHarness() {
     answeredCall,
     connect,
     storedCall,
+    metrics,
     recording,
     get deps() {
       return deps;

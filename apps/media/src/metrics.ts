@@ -2,6 +2,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { NoiseSuppression } from './listening/noise-suppression';
 import type { SileroVad } from './listening/silero-vad';
 
+/** Voice to voice, in ms: 25 ms apart from 300 to 1,500, then coarser. */
+const VOICE_TO_VOICE_BUCKETS = [
+  100,
+  200,
+  ...Array.from({ length: 49 }, (_, i) => 300 + i * 25),
+  2000,
+  3000,
+  5000,
+];
 /** Bucket bounds in ms: fine below 50 ms, where the pipeline's own overhead and frame lateness live. */
 const MS_BUCKETS = [
   1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000,
@@ -43,7 +52,8 @@ export function mediaMetrics(
       name: 'media_voice_to_voice_ms',
       help: "From the caller's last word (by speech-to-text) to the first frame of the agent's answer",
       labelNames: ['line'],
-      buckets: [...MS_BUCKETS, 3000, 5000],
+      // 25 ms apart where answers come, so that a change of 50 ms shows.
+      buckets: VOICE_TO_VOICE_BUCKETS,
       registers: [registry],
     }),
     tickLateness: new Histogram({
@@ -61,6 +71,12 @@ export function mediaMetrics(
     audiblePauses: new Counter({
       name: 'media_audible_pauses_total',
       help: "Pauses the caller heard inside an agent's turn: a sentence ready only after the one before it had played out (speech synthesis behind)",
+      registers: [registry],
+    }),
+    preemptiveGenerations: new Counter({
+      name: 'media_preemptive_generations_total',
+      help: "Answers the model began as soon as the caller's turn seemed to end: used (the caller heard it), discarded (the caller went on first; thrown away unheard, its tokens counted in the call's cost)",
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     framesLate: new Counter({

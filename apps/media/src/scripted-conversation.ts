@@ -44,11 +44,14 @@ class Reply implements AsyncIterable<LlmEvent> {
 export class ScriptedModel implements LanguageModel {
   /** The messages of each request, as they were when it was made. */
   readonly requests: LlmMessage[][] = [];
+  /** Each request's abort signal. */
+  readonly signals: (AbortSignal | undefined)[] = [];
   private readonly replies: Reply[] = [];
   private readonly waiting = new Map<number, (reply: Reply) => void>();
 
-  reply(messages: LlmMessage[]): AsyncIterable<LlmEvent> {
+  reply(messages: LlmMessage[], _tools?: unknown, signal?: AbortSignal): AsyncIterable<LlmEvent> {
     this.requests.push(structuredClone(messages));
+    this.signals.push(signal);
     const reply = new Reply();
     this.replies.push(reply);
     this.waiting.get(this.replies.length)?.(reply);
@@ -66,11 +69,16 @@ export class ScriptedModel implements LanguageModel {
   }
 }
 
-/** A line whose far end hears the agent's speech only when the test says so. */
+/**
+ * A line whose far end hears the agent's speech to its end only when the test says so: a sentence
+ * played on a quiet line starts at once (its first frame goes out), the rest wait their turn.
+ */
 export class HeldLine implements Line {
   readonly openedAt = performance.now();
   readonly tracks = { caller: new AudioTrack(), agent: new AudioTrack() };
   readonly ducked = false;
+  /** The marks of every sentence played on the line, in order. */
+  readonly played: string[] = [];
   private listener: LineListener | null = null;
   private queued: string[] = [];
   private drains: (() => void)[] = [];
@@ -85,13 +93,16 @@ export class HeldLine implements Line {
   }
 
   play(_audio: Buffer, id: string): void {
-    if (!this.closed) this.queued.push(id);
+    if (this.closed) return;
+    this.played.push(id);
+    this.queued.push(id);
+    if (this.queued.length === 1) this.listener?.speechStarted(id);
   }
 
   /** The caller hears everything queued, to its end. */
   hearAll(): void {
-    for (const id of this.queued.splice(0)) {
-      this.listener?.speechStarted(id);
+    for (const [i, id] of this.queued.splice(0).entries()) {
+      if (i > 0) this.listener?.speechStarted(id);
       this.listener?.speechHeard(id);
     }
     this.settle();
@@ -149,6 +160,7 @@ export function quietVoice(
     latencies: [],
     now: () => 0,
     speaking: () => {},
+    committed: () => {},
     ending: () => false,
   });
 }

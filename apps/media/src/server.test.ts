@@ -68,9 +68,7 @@ describe('a conversation on the media server', () => {
     expect(stream.record.errors).toEqual([]);
 
     // The figures: two answers timed, the pipeline's own share of each well under the whole.
-    const metrics = await (
-      await fetch(media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/metrics'))
-    ).text();
+    const metrics = await media.metrics();
     expect(metrics).toMatch(/^media_reply_latency_ms_count\{line="phone"\} 2$/m);
     expect(metrics).toMatch(/^media_reply_overhead_ms_count\{line="phone"\} 2$/m);
     expect(metrics).toMatch(/^media_voice_to_voice_ms_count\{line="phone"\} 2$/m);

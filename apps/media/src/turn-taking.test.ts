@@ -54,8 +54,9 @@ describe('the end of the caller’s turn', () => {
     const agentFrames = stream.record.received.filter((r) => r.message.event === 'media');
     const welcomeEnd = agentFrames.filter((r) => r.at < secondPart).at(-1)!.at;
     expect(welcomeEnd).toBeLessThan(stream.record.spoken[0]!);
-    // A complete answer is answered at the provider's endpoint (300 ms) plus the pipeline, at the default
-    // responsiveness: its first frame well within a second of the caller's last word.
+    // A complete answer is answered once the voice detector has heard the caller pause (speech-to-text
+    // finalized then, not at its 300 ms endpoint) plus the pipeline, at the default responsiveness: its
+    // first frame well within a second of the caller's last word.
     const answeredAt = agentFrames.find((r) => r.at > yesEnd)!.at;
     console.info(`"Yes." answered ${answeredAt - yesEnd} ms after the caller's last word`);
     expect(answeredAt - yesEnd).toBeLessThan(1_000);
@@ -86,6 +87,54 @@ describe('the end of the caller’s turn', () => {
       ['caller', "I'd like to book an appointment for Tuesday."],
       ['agent', 'Done.'],
     ]);
+  });
+
+  it('throws away unheard the answer begun to words the caller goes on from, and answers the whole turn', async () => {
+    await media.start({
+      heard: ['I already paid.', 'But I was charged twice.'],
+      reply: (_, index) =>
+        index === 0
+          ? {
+              say: 'Thank you, goodbye.',
+              toolCalls: [{ name: 'end_call', arguments: { goal_reached: true } }],
+            }
+          : { say: 'I am sorry, let me check.' },
+    });
+    const callId = await media.answeredCall({ welcomeMessage: WELCOME });
+    const stream = media.connect(callId, []);
+    await stream.opened;
+    await new Promise<void>((reached) => {
+      void stream.say(
+        { untilAgentQuietMs: 300 },
+        { text: 'I already paid.' },
+        { pauseMs: 800 },
+        { text: 'But I was charged twice.' },
+        { pauseMs: 3_000 },
+        { reached },
+      );
+    });
+    await stream.stop();
+    const row = await media.storedCall(callId);
+
+    // The model was asked at the first words (the completeness model unsure of them: held 1.6 s), and the
+    // caller went on within the hold: that answer, and its end_call, came to nothing.
+    expect(media.harness.llm.requests.map((request) => request.messages.at(-1))).toEqual([
+      { role: 'user', content: 'I already paid.' },
+      { role: 'user', content: 'I already paid. But I was charged twice.' },
+    ]);
+    expect(media.harness.ends).toEqual([]);
+    expect(row.transcript.map(({ role, content }) => [role, content])).toEqual([
+      ['agent', WELCOME],
+      ['caller', 'I already paid. But I was charged twice.'],
+      ['agent', 'I am sorry, let me check.'],
+    ]);
+    // Nothing of the agent's from the first words to the second: the draft held was never heard.
+    const agentFrames = stream.record.received.filter((r) => r.message.event === 'media');
+    const [first, second] = stream.record.spoken as [number, number];
+    expect(agentFrames.filter((r) => r.at > first && r.at < second)).toEqual([]);
+    const metrics = await media.metrics();
+    expect(metrics).toMatch(/^media_preemptive_generations_total\{outcome="discarded"\} 1$/m);
+    expect(metrics).toMatch(/^media_preemptive_generations_total\{outcome="used"\} 1$/m);
   });
 
   it('reminds a silent caller, then says goodbye and ends the call', async () => {

@@ -97,11 +97,11 @@ function watchedBrowser(accessToken: string, speech?: { atMs: number; audio: Int
     state,
     closed,
     transcript,
-    /** The transcript as a page shows it: a `replace` is of its last agent line (empty: removed). */
+    /** The transcript as a page shows it: a `replace` is of its last line of that role (empty: removed). */
     page() {
       const lines: { role: string; content: string }[] = [];
       for (const { role, content, replace } of transcript()) {
-        const at = replace ? lines.findLastIndex((line) => line.role === 'agent') : -1;
+        const at = replace ? lines.findLastIndex((line) => line.role === role) : -1;
         if (at < 0) lines.push({ role: role!, content: content! });
         else if (content) lines[at] = { role: role!, content };
         else lines.splice(at, 1);

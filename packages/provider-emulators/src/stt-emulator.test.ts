@@ -122,6 +122,18 @@ describe('the Deepgram-protocol emulator', () => {
       .toEqual(['Wait,', 'I have a question.']);
   });
 
+  it('gives at a Finalize after a pause the speaker went on from the words past it', async () => {
+    // "Wait," then a 200 ms pause, then the rest, finalized once it has all been said.
+    emulator = await startSttEmulator({ transcript: () => 'Wait, I have a question.' });
+    const { socket, messages } = await listen();
+    const loud = (ms: number) => Buffer.alloc(ms * 8, 0x10);
+    for (const chunk of [silence(200), loud(400), silence(200), loud(1_200), silence(100)])
+      socket.sendMedia(chunk);
+    socket.sendFinalize({ type: 'Finalize' });
+    socket.sendMedia(silence(1000));
+    await expect.poll(() => finalWords(messages), { timeout: 5_000 }).toEqual(['Wait, I have a question.']);
+  });
+
   it('gives at a Finalize as many words as the speech lasted, a word every 300 ms', async () => {
     emulator = await startSttEmulator({ transcript: () => 'I would like to book a table' });
     const { socket, messages } = await listen();

@@ -15,7 +15,8 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
  * It does not recognise speech: it finds the utterances in the audio by their level and answers each
  * with what the test's script says was spoken in it. A `Finalize` ends the utterance at once with the
  * words said so far: as many as its speech lasted (a word every 300 ms, as its interim results have
- * them), and no further than the first pause a speaker makes in it (after a comma). Speech that goes on
+ * them), and no further than the pause the speaker is in (each after a comma: the first, or after as
+ * many as they made and went on from). Speech that goes on
  * within the endpointing silence is the rest of that utterance and brings the next words; none going on,
  * the rest come as their own final result at the endpoint. For tests and the offline demo only.
  */
@@ -79,12 +80,25 @@ interface Utterance {
   lastSpeechMs: number;
   lastInterimMs: number;
   words: string[];
+  /** Pauses the speaker made in it and went on from: silences of `PAUSE_FRAMES` or more. */
+  pauses: number;
 }
 
-/** How many of an utterance's words come before its first pause (a word ending in a comma), or all. */
-function toFirstPause(words: string[]): number {
-  const pause = words.findIndex((word, i) => i < words.length - 1 && /[,;:–—]$/.test(word));
-  return pause < 0 ? words.length : pause + 1;
+/** This many quiet frames in a row inside an utterance, speech following, are a pause the speaker made. */
+const PAUSE_FRAMES = 5;
+
+/**
+ * How many of an utterance's words come before the speaker's pause after `pauses` pauses they went on
+ * from (a pause falls after a word ending in a comma), or all.
+ */
+function toPause(words: string[], pauses: number): number {
+  let seen = 0;
+  for (let i = 0; i < words.length - 1; i++) {
+    if (!/[,;:–—]$/.test(words[i]!)) continue;
+    if (seen === pauses) return i + 1;
+    seen += 1;
+  }
+  return words.length;
 }
 
 function decoderFor(query: Record<string, string>): ((data: Buffer) => Int16Array) | null {
@@ -208,7 +222,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       current = null;
       const said = Math.max(1, Math.ceil((utterance.lastSpeechMs - utterance.startMs) / WORD_MS));
       const given = fromFinalize
-        ? utterance.words.slice(0, Math.min(said, toFirstPause(utterance.words)))
+        ? utterance.words.slice(0, Math.min(said, toPause(utterance.words, utterance.pauses)))
         : utterance.words;
       const rest = utterance.words.slice(given.length);
       finalized = fromFinalize
@@ -234,7 +248,7 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
           ? finalized!.rest
           : options.transcript(index, { query }).split(/\s+/).filter(Boolean);
         finalized = null;
-        current = { index, startMs, lastSpeechMs: now, lastInterimMs: now, words };
+        current = { index, startMs, lastSpeechMs: now, lastInterimMs: now, words, pauses: 0 };
         awaitingEnd = null;
         if (vadEvents) send({ type: 'SpeechStarted', channel: [0], timestamp: startMs / 1000 });
       }
@@ -243,11 +257,19 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
         const { index, lastSpeechMs, rest } = finalized;
         finalized = null;
         if (rest.length > 0) {
-          current = { index, startMs: lastSpeechMs, lastSpeechMs, lastInterimMs: lastSpeechMs, words: rest };
+          current = {
+            index,
+            startMs: lastSpeechMs,
+            lastSpeechMs,
+            lastInterimMs: lastSpeechMs,
+            words: rest,
+            pauses: 0,
+          };
           finish();
         }
       }
       if (current) {
+        if (loud && now - current.lastSpeechMs > PAUSE_FRAMES * FRAME_MS) current.pauses += 1;
         if (loud) current.lastSpeechMs = now;
         if (interim && now - current.lastInterimMs >= INTERIM_EVERY_MS && loud) {
           current.lastInterimMs = now;

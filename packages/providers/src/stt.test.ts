@@ -97,6 +97,36 @@ describe('speech-to-text adapters', () => {
     }
   });
 
+  it('Deepgram: finalize ends the utterance at once with its words, not at the endpoint 2 s later', async () => {
+    const emulator = await startSttEmulator({ transcript: () => SAID[1]! });
+    try {
+      const heard: { text: string; at: number }[] = [];
+      const stream = await deepgramSpeechToText({
+        apiKey: 'dg-test',
+        baseUrl: emulator.url,
+        model: 'nova-2',
+        endpointingMs: 2_000,
+      }).open(
+        { language: 'en' },
+        {
+          speech: () => {},
+          utterance: (text) => void heard.push({ text, at: Date.now() }),
+          failed: () => {},
+        },
+      );
+      const audio = Buffer.concat([silence(200), await speak(SAID[1]!), silence(200)]);
+      for (let at = 0; at < audio.length; at += 160) stream.send(audio.subarray(at, at + 160));
+      const finalized = Date.now();
+      stream.finalize?.();
+      await expect.poll(() => heard.map(({ text }) => text), { timeout: 1_000 }).toEqual([SAID[1]]);
+      expect(heard[0]!.at - finalized).toBeLessThan(500);
+      expect(emulator.streams[0]!.controls).toEqual(['Finalize']);
+      await stream.close();
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it('Deepgram: audio arriving while the provider closes the stream is dropped, and the failure reported once it closed', async () => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await once(server, 'listening');

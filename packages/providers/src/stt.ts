@@ -24,6 +24,11 @@ export interface SttEvents {
 export interface SttStream {
   /** 20 ms of the caller's audio, 8 kHz μ-law. */
   send(audio: Buffer): void;
+  /**
+   * The caller has stopped speaking (by the service's own voice activity detection): the provider ends
+   * the utterance now, with what it has heard, rather than at its endpoint. Where it cannot, nothing.
+   */
+  finalize?(): void;
   close(): Promise<void>;
 }
 
@@ -47,6 +52,8 @@ interface DeepgramResults {
   duration?: number;
   is_final?: boolean;
   speech_final?: boolean;
+  /** The result a `Finalize` asked for: the utterance ends with it. */
+  from_finalize?: boolean;
   channel?: { alternatives?: { transcript?: string; words?: { end?: number }[] }[] };
 }
 
@@ -108,7 +115,7 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
             secondsToMs((results.start ?? NaN) + (results.duration ?? NaN)) ??
             endMs;
         }
-        if (!results.speech_final) return;
+        if (!results.speech_final && !results.from_finalize) return;
         if (heard.length === 0) events.wordless?.();
         flush();
       });
@@ -129,6 +136,9 @@ export function deepgramSpeechToText(settings: DeepgramSettings): SpeechToText {
           // the SDK's send throws there (synchronously, out of the carrier's message handler: the whole
           // process would go). That audio is dropped; the close event reports the failure.
           if (!closing && socket.readyState === WEBSOCKET_OPEN) socket.sendMedia(audio);
+        },
+        finalize: () => {
+          if (!closing && socket.readyState === WEBSOCKET_OPEN) socket.sendFinalize({ type: 'Finalize' });
         },
         async close() {
           if (closing) return;

@@ -52,8 +52,9 @@ export type WebCallEvent =
   | { type: 'caller_speaking'; speaking: boolean }
   /**
    * A line of the transcript as the caller hears it: the caller's words once transcribed, each agent
-   * sentence as its audio starts. `replace`: the agent's last line is now `content` (its sentences so
-   * far, or, once cut short by a barge-in or a hang-up, what the caller heard of it; empty, nothing was).
+   * sentence as its audio starts. `replace`: the role's last line is now `content`: the agent's sentences
+   * so far, or, once cut short by a barge-in or a hang-up, what the caller heard of them (empty, nothing
+   * was); the caller's whole turn, when they went on after a pause.
    */
   | { type: 'transcript'; role: 'agent' | 'caller'; content: string; replace: boolean }
   | { type: 'ended'; reason: string }
@@ -70,7 +71,7 @@ export function applyTranscriptEvent(
   lines: readonly TranscriptLine[],
   { role, content, replace }: Extract<WebCallEvent, { type: 'transcript' }>,
 ): TranscriptLine[] {
-  const at = replace ? lines.findLastIndex((line) => line.role === 'agent') : -1;
+  const at = replace ? lines.findLastIndex((line) => line.role === role) : -1;
   if (at >= 0) return content ? lines.with(at, { role, content }) : lines.toSpliced(at, 1);
   return content ? [...lines, { role, content }] : [...lines];
 }

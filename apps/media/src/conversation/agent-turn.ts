@@ -30,9 +30,24 @@ export interface AgentTurn {
   queued: Promise<void>;
   /** For an answer to the caller: its timing so far. */
   timing: TurnTiming | null;
+  /**
+   * An answer begun before the caller's turn was certain (end-of-turn.ts), until the caller hears it:
+   * thrown away unheard should they go on first.
+   */
+  draft: boolean;
+  /** Thrown away as a draft: its model request reads on to its end, so that its tokens are counted. */
+  discarded: boolean;
+  /** Resolves when the turn may be heard: a draft's hold over (or the turn stopped). */
+  held: Promise<void>;
+  /** Resolves true when the turn's first frame plays, false if it is stopped (or ends) before one does. */
+  begun: Promise<boolean>;
+  /** Settles `begun`; only its first call counts. */
+  begin(played: boolean): void;
 }
 
 export function newAgentTurn(): AgentTurn {
+  let begin!: (played: boolean) => void;
+  const begun = new Promise<boolean>((resolve) => (begin = resolve));
   return {
     entry: null,
     sentences: [],
@@ -40,6 +55,11 @@ export function newAgentTurn(): AgentTurn {
     said: null,
     queued: Promise.resolve(),
     timing: null,
+    draft: false,
+    discarded: false,
+    held: Promise.resolve(),
+    begun,
+    begin,
   };
 }
 

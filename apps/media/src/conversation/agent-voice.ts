@@ -28,6 +28,8 @@ export interface VoiceContext {
   now(): number;
   /** The agent is about to be heard: the caller's silence is no longer waited for. */
   speaking(): void;
+  /** A draft answer was heard (or had nothing to say): the caller's turn is over. */
+  committed(): void;
   ending(): boolean;
 }
 
@@ -80,6 +82,8 @@ export class AgentVoice {
   /** Queues a sentence of the turn: synthesized in order, then onto the line. */
   say(turn: AgentTurn, text: string): void {
     const { line, options, failures } = this.context;
+    // A turn stopped (a draft thrown away whose model reads on) synthesizes nothing more.
+    if (turn.abort.signal.aborted) return;
     const sentence: AgentSentence = { text, mark: `m${++this.marks}`, played: false };
     turn.sentences.push(sentence);
     const timing = turn.timing && turn.timing.firstMark === null ? turn.timing : null;
@@ -95,6 +99,10 @@ export class AgentVoice {
     if (timing) void audio.then(() => timing.synthesized(sentenceAt));
     turn.queued = turn.queued.then(async () => {
       const speech = await audio;
+      // A draft's hold, once it is ready: the caller's time to go on, not the pipeline's.
+      const holding = performance.now();
+      await turn.held;
+      timing?.held(performance.now() - holding);
       const dropped = turn.abort.signal.aborted || (this.last !== null && this.last !== turn);
       if (dropped || this.context.ending()) return;
       // Never spoken: the turn is not cut short for it.
@@ -156,6 +164,35 @@ export class AgentVoice {
     };
   }
 
+  /** The turn is a draft answer, not heard for `holdMs` (end-of-turn.ts). */
+  hold(turn: AgentTurn, holdMs: number): void {
+    turn.draft = true;
+    if (holdMs <= 0) return;
+    turn.held = new Promise((resolve) => {
+      const timer = setTimeout(resolve, holdMs);
+      turn.abort.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Whether a draft answer (`AgentTurn.draft`) stands: true once its first frame played, or at once when
+   * it has nothing to say; false when it was stopped first. Call once its sentences are all queued.
+   */
+  async committed(turn: AgentTurn): Promise<boolean> {
+    if (turn.draft && turn.sentences.length === 0) this.commit(turn);
+    return !turn.draft || (await turn.begun);
+  }
+
+  private commit(turn: AgentTurn) {
+    if (!turn.draft || turn.abort.signal.aborted) return;
+    turn.draft = false;
+    this.context.committed();
+    this.context.options.drafted?.('used');
+  }
+
   /** Waits until the caller has heard the turn's speech to its end (the line's last mark came back). */
   async playedOut(turn: AgentTurn): Promise<void> {
     await turn.queued;
@@ -174,6 +211,7 @@ export class AgentVoice {
     this.onLine.clear();
     for (const stopped of [...turns].reverse()) {
       stopped.abort.abort();
+      stopped.begin(false);
       const shown = stopped.entry?.content ?? '';
       const heard = heardOfTurn(stopped, line);
       cutShort(stopped, heard, this.context);
@@ -188,8 +226,12 @@ export class AgentVoice {
   started(mark: string): void {
     const queued = this.onLine.get(mark);
     if (queued) {
-      const { entry, sentence } = queued;
+      const { turn, entry, sentence } = queued;
       const replace = entry.content !== '';
+      if (!replace) {
+        turn.begin(true);
+        this.commit(turn);
+      }
       entry.content = replace ? `${entry.content} ${sentence.text}` : sentence.text;
       this.context.line.said({ role: 'agent', content: entry.content, replace });
     }

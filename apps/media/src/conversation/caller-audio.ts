@@ -30,6 +30,20 @@ export class CallerAudio {
     this.stt.send(chunk);
   }
 
+  /**
+   * The caller has stopped speaking: what audio is held back goes now, and speech-to-text ends the
+   * utterance at once rather than at its endpoint (`STT_ENDPOINTING_MS` of silence later).
+   */
+  finalize(): void {
+    if (!this.stt) return;
+    if (this.unsentBytes > 0) {
+      this.stt.send(Buffer.concat(this.unsent, this.unsentBytes));
+      this.unsent.length = 0;
+      this.unsentBytes = 0;
+    }
+    this.stt.finalize?.();
+  }
+
   /** Where in the caller's audio (ms) speech began that the provider placed at `audioMs` of its stream. */
   startOf(audioMs: number | undefined): number | null {
     return audioMs !== undefined && this.sttStartMs !== null ? Math.round(this.sttStartMs + audioMs) : null;

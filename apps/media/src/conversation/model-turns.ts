@@ -2,6 +2,7 @@ import type { ConversationEnd, TranscriptEntry } from '@voice/core';
 import type { LlmMessage, LlmTool } from '@voice/providers';
 import { rememberSaid, type AgentTurn } from './agent-turn';
 import type { AgentVoice } from './agent-voice';
+import type { Draft } from './caller-voice';
 import {
   conversationTools,
   runAgentTools,
@@ -10,6 +11,7 @@ import {
   type ToolEnding,
 } from './agent-tools';
 import { maskSecretKeys } from './keypad';
+import { knowledgeNote } from './knowledge-note';
 import { streamReply } from './model-reply';
 import type { ConversationOptions } from './options';
 import type { Phrases } from './phrases';
@@ -50,21 +52,57 @@ export class ModelTurns {
   private failuresInARow = 0;
   /** An end or transfer the model asked for is under way. */
   private ending = false;
+  /** Answers asked for: one asked for or thrown away since another began stops waiting on its knowledge. */
+  private answers = 0;
+  /** The model's replies being read, drafts thrown away among them: stopped when the call ends. */
+  private readonly readings = new Set<AbortController>();
 
   constructor(private readonly context: ModelTurnContext) {
     this.tools = conversationTools(context.options.agent);
   }
 
-  /** The model's turn: its words spoken sentence by sentence as they stream; then its tools. */
-  async respond(round = 0, timing?: TurnTiming): Promise<void> {
+  /** The caller's words answered, with what the agent's knowledge bases hold on them. */
+  async answer(text: string, timing: TurnTiming, draft?: Draft): Promise<void> {
+    const { options, failures } = this.context;
+    const answer = ++this.answers;
+    const note = await knowledgeNote(options.knowledge, draft?.whole ?? text, failures);
+    if (answer !== this.answers) return;
+    this.knowledgeNote = note;
+    await this.respond(0, timing, draft);
+  }
+
+  /**
+   * The caller went on before hearing a draft answer (end-of-turn.ts): it is thrown away unheard (the
+   * caller's turn cuts it, when this says there was one), and counted.
+   */
+  discardDraft(): boolean {
+    this.answers += 1;
+    const turn = this.context.voice.turn;
+    if (!turn?.draft) return false;
+    turn.discarded = true;
+    this.context.options.drafted?.('discarded');
+    return true;
+  }
+
+  /**
+   * The model's turn: its words spoken sentence by sentence as they stream; then its tools. A `draft`
+   * (an answer begun before the caller's turn was certain, end-of-turn.ts) is not heard before its hold,
+   * runs its tools only once the caller has heard it, and, thrown away, reads its model's reply to the
+   * end unspoken: the tokens count.
+   */
+  async respond(round = 0, timing?: TurnTiming, draft?: Draft): Promise<void> {
     const { voice, history, options } = this.context;
     const turn = voice.newTurn(timing ?? null);
+    if (draft) voice.hold(turn, draft.holdMs);
+    const reading = new AbortController();
+    this.readings.add(reading);
+    turn.abort.signal.addEventListener('abort', () => turn.discarded || reading.abort(), { once: true });
     let reply: { text: string; calls: ToolCall[] };
     try {
       const request = {
         history: this.knowledgeNote ? [...history, this.knowledgeNote] : history,
         tools: this.tools,
-        signal: turn.abort.signal,
+        signal: reading.signal,
         model: options.agent.model,
       };
       reply = await streamReply(
@@ -83,12 +121,19 @@ export class ModelTurns {
       voice.say(turn, this.context.phrases.fallback);
       await turn.queued;
       return;
+    } finally {
+      this.readings.delete(reading);
     }
     await turn.queued;
-    if (turn.abort.signal.aborted) return;
+    if (turn.abort.signal.aborted || !(await voice.committed(turn))) return;
     if (reply.calls.length > 0 && this.answering(turn))
       await this.runTools(turn, reply.text, reply.calls, round);
     else rememberSaid(turn, history, reply.text);
+  }
+
+  /** The call has ended: no reply is read any longer. */
+  stopReading(): void {
+    for (const reading of this.readings) reading.abort();
   }
 
   /** The turn still answers the caller: not cut short, and no other turn has taken over. */

@@ -109,6 +109,11 @@ export interface ConversationOptions {
   replied?: (timing: ReplyTiming) => void;
   /** The caller heard the agent pause inside a turn: a sentence ready only after the one before had played. */
   paused?: () => void;
+  /**
+   * An answer started before the caller's turn was certain (preemptive generation, end-of-turn.ts): `used`
+   * once the caller heard it, `discarded` when they went on first and it was thrown away unheard.
+   */
+  drafted?: (outcome: 'used' | 'discarded') => void;
   /** At the end, how the caller's voice over the agent went: duckings, and of them undone and interrupted. */
   interruptions?: (counts: Record<'ducked' | 'resumed' | 'interrupted' | 'backchannels', number>) => void;
 }

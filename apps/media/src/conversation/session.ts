@@ -3,10 +3,10 @@ import type { LlmMessage } from '@voice/providers';
 import type { Line, LineListener } from '../transport/line';
 import { rememberSaid } from './agent-turn';
 import { AgentVoice } from './agent-voice';
-import { CallerVoice } from './caller-voice';
+import { callerWentOn } from './caller-turn';
+import { CallerVoice, type Draft } from './caller-voice';
 import type { CollectedVariables } from './agent-tools';
 import { FlowDirector } from './flow-director';
-import { knowledgeNote } from './knowledge-note';
 import type { ConversationOptions } from './options';
 import { phrasesFor, type Phrases } from './phrases';
 import { CallerSilence } from './caller-silence';
@@ -69,6 +69,7 @@ export class ConversationSession implements LineListener {
       latencies: this.latencies,
       now: () => this.now(),
       speaking: () => this.silence.stop(),
+      committed: () => this.caller.committed(),
       ending: () => this.ending !== null,
     });
     this.model = new ModelTurns({
@@ -85,7 +86,9 @@ export class ConversationSession implements LineListener {
     this.caller = new CallerVoice(options, {
       now: () => this.now(),
       speaking: () => this.silence.stop(),
-      said: (text, startedAt, endMs) => void this.callerSaid(text, startedAt, endMs),
+      said: (text, startedAt, endMs, draft) => void this.callerSaid(text, startedAt, endMs, draft),
+      // The caller went on before hearing the answer begun for their turn: it is thrown away unheard.
+      resumed: () => void (this.model.discardDraft() && this.bargeIn()),
       noted: (text, startedAt) => this.callerEntry(text, startedAt),
       failed: (reason) => void this.sttFailed(reason),
       degraded: (reason) => void this.failures.push(reason),
@@ -184,38 +187,34 @@ export class ConversationSession implements LineListener {
 
   /**
    * The caller's turn, ended: `startedAt` when they began to speak (ms from the start), `endMs` where
-   * they stopped in the call's audio, when known.
+   * they stopped in the call's audio, when known. For a `draft` answer (end-of-turn.ts), `text` is the
+   * words not yet answered (none when a draft thrown away for a cough is begun again), `whole` the turn's.
    */
-  private async callerSaid(text: string, startedAt: number, endMs: number | null) {
+  private async callerSaid(text: string, startedAt: number, endMs: number | null, draft?: Draft) {
     if (this.closing) return;
-    this.callerEntry(text, startedAt);
-    await this.callerTurn(text, TurnTiming.heardNow(this.line.openedAt, endMs));
+    const goesOn = draft !== undefined && text !== draft.whole;
+    if (goesOn) callerWentOn(draft.whole, this, this.line);
+    else this.callerEntry(text, startedAt);
+    await this.callerTurn(goesOn ? '' : text, TurnTiming.heardNow(this.line.openedAt, endMs), draft);
   }
 
-  /** Keys the caller entered: a system entry (masked when a secret's), then a turn like words. */
+  /** Keys the caller entered: a system entry (masked when the flow awaits a secret), then a turn like words. */
   private async keysEntered(keys: string) {
     if (this.closing) return;
     this.silence.callerSpoke();
-    this.keyEntries.push({ entry: this.keysEntry(keys), keys });
+    const entry = keypadEntry(keys, this.director?.awaitingSecret ?? false, this.now());
+    this.transcript.push(entry);
+    this.keyEntries.push({ entry, keys });
     await this.callerTurn(keypadWords(keys), TurnTiming.heardNow(this.line.openedAt, null));
   }
 
-  /** Keys in the transcript, masked when the flow awaits a secret. */
-  private keysEntry(keys: string): TranscriptEntry {
-    const entry = keypadEntry(keys, this.director?.awaitingSecret ?? false, this.now());
-    this.transcript.push(entry);
-    return entry;
-  }
-
-  /** The caller's turn (words or keys): the agent's answer, or the flow's next step. */
-  private async callerTurn(text: string, timing: TurnTiming) {
-    this.history.push({ role: 'user', content: text });
+  /** The caller's turn (words or keys): the model's answer, or the flow's step (never a draft: it acts). */
+  private async callerTurn(text: string, timing: TurnTiming, draft?: Draft) {
+    if (text) this.history.push({ role: 'user', content: text });
     // The caller spoke before the agent answered: that answer is dropped for one to everything said.
     this.bargeIn();
-    if (!this.director) {
-      this.model.knowledgeNote = await knowledgeNote(this.options.knowledge, text, this.failures);
-      return this.model.respond(0, timing);
-    }
+    if (!this.director) return this.model.answer(text, timing, draft);
+    this.caller.committed();
     this.voice.pendingTiming = timing;
     await this.flowStep(this.director.heard(text));
   }
@@ -275,10 +274,12 @@ export class ConversationSession implements LineListener {
       this.silence.stop();
       await this.transfer?.stop();
       const unfinished = this.keypad.close();
-      if (unfinished) this.keysEntry(unfinished);
+      if (unfinished)
+        this.transcript.push(keypadEntry(unfinished, !!this.director?.awaitingSecret, this.now()));
       if (this.limitTimer) clearTimeout(this.limitTimer);
       // The transcript keeps of the agent's last turn what the caller heard of it.
       if (this.voice.turn) this.voice.cut(this.voice.turn);
+      this.model.stopReading();
       await this.caller.close();
       this.options.interruptions?.(this.caller.interruptions.counts);
       this.line.close();

@@ -9,7 +9,10 @@ import type { ReplyTiming } from './options';
  */
 export class TurnTiming {
   askedAt: number;
-  /** The providers' share so far: the model writing the first sentence, speech synthesising it. */
+  /**
+   * The providers' share so far (the model writing the first sentence, speech synthesising it) and any
+   * hold of a draft answer: what is not the pipeline's own.
+   */
   providerMs = 0;
   /** The mark of the answer's first sentence, once it is queued: its first frame ends the timing. */
   firstMark: string | null = null;
@@ -47,6 +50,11 @@ export class TurnTiming {
     this.firstMark = mark;
     this.sentenceAt = at;
     this.providerMs += at - this.askedAt;
+  }
+
+  /** The answer, ready, was held `ms` for the caller to go on (end-of-turn.ts): not the pipeline's time. */
+  held(ms: number): void {
+    this.providerMs += ms;
   }
 
   /** The first sentence was synthesized, asked at `askedAt`. */

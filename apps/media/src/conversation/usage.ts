@@ -33,6 +33,7 @@ export class UsageMeter {
               this.audioBytes += audio.length;
               stream.send(audio);
             },
+            finalize: () => stream.finalize?.(),
             close: () => stream.close(),
           };
         },

@@ -7,11 +7,15 @@ export const SPEECH_PROBABILITY = 0.5;
 const CONTINUE_PROBABILITY = 0.35;
 /** This many windows in a row that are not speech (160 ms) end a stretch of speech. */
 const QUIET_WINDOWS = 5;
+/** This many (64 ms) are a pause in it: perhaps the end, perhaps a breath. */
+const PAUSE_WINDOWS = 2;
 
 /** What the caller's voice activity says, on the caller's audio clock (ms of audio heard). */
 export interface VoiceEvents {
   /** The caller is speaking: `speechMs` of speech so far in this stretch (short gaps bridged), at `atMs`. */
   voiced(speechMs: number, atMs: number): void;
+  /** The caller paused (64 ms without speech), their last speech at `endMs`: the stretch may go on. */
+  paused?(endMs: number): void;
   /** The stretch of speech ended, its last speech at `endMs`. */
   quiet(endMs: number): void;
   /** The model failed: no more events come. */
@@ -71,6 +75,7 @@ export class VoiceActivity {
     }
     if (this.speechMs === 0) return;
     this.quietWindows += 1;
+    if (this.quietWindows === PAUSE_WINDOWS) this.events.paused?.(this.lastSpeechMs);
     if (this.quietWindows < QUIET_WINDOWS) return;
     this.speechMs = 0;
     this.quietWindows = 0;

@@ -49,8 +49,9 @@ export interface Line {
 
 /**
  * A turn as it is said: the caller's once transcribed, the agent's sentence by sentence as each starts to
- * play. `replace`: the agent's last entry is now `content` (its sentences so far, or what the caller
- * heard of it once cut short; empty: nothing was).
+ * play. `replace`: the role's last entry is now `content`: the agent's sentences so far, or what the
+ * caller heard of them once cut short (empty: nothing was); all the caller's words of a turn they went on
+ * with after a pause, once an answer to its start had been begun and thrown away unheard.
  */
 export interface SaidEntry {
   role: 'agent' | 'caller';

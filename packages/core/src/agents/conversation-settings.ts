@@ -16,8 +16,9 @@ export const ConversationSettingsSchema = z
      */
     interruption_sensitivity: z.number().min(0).max(1),
     /**
-     * How soon the agent answers once the caller stops, 0–1: 1 (the default) at the speech-to-text
-     * provider's endpoint, 0 up to 800 ms later; a sentence left unfinished waits 1.8 s more.
+     * How soon the agent answers once the caller stops, 0–1: 1 (the default) once speech-to-text has
+     * their words, 0 up to 800 ms later; words unsure to be a finished sentence wait 1.6 s more, a
+     * sentence left unfinished 1.8 s more (docs/voice.md, "End of turn").
      */
     responsiveness: z.number().min(0).max(1),
     /** A caller silent this long after the agent finished is reminded (ms); null: the deployment's silence timeout. */

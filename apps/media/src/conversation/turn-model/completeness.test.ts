@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FINISHED_AT } from '../end-of-turn';
 import { completeness } from './completeness';
 import { heldOut } from './held-out';
 
@@ -33,6 +34,29 @@ describe.each([
     expect(1 - judgedFinished(unfinished.map((text) => `${text}.`))).toBeGreaterThanOrEqual(
       bounds.stoppedUnfinished,
     );
+  });
+});
+
+describe('the score at which words are surely finished (end-of-turn.ts)', () => {
+  /** The held-out unfinished cuts, bare and with a provider's full stop, a score takes for finished. */
+  const unfinishedTaken = (score: number) =>
+    (['en', 'he'] as const).flatMap((language) => {
+      const { unfinished } = heldOut(language);
+      const taken = (texts: string[]) =>
+        texts.filter((text) => completeness(text) >= score).length / texts.length;
+      return [taken(unfinished), taken(unfinished.map((text) => `${text}.`))];
+    });
+
+  it('is the lowest (in steps of 0.05) taking no more than one in a hundred unfinished cuts for finished', () => {
+    const scores = Array.from({ length: 10 }, (_, i) => 0.5 + i * 0.05);
+    const lowest = scores.find((score) => unfinishedTaken(score).every((share) => share <= 0.01));
+    expect(lowest).toBeCloseTo(FINISHED_AT, 5);
+  });
+
+  it.each(['en', 'he'] as const)('takes most finished utterances for finished: %s', (language) => {
+    const { finished } = heldOut(language);
+    const sure = finished.filter((text) => completeness(text) >= FINISHED_AT).length;
+    expect(sure / finished.length).toBeGreaterThanOrEqual(0.7);
   });
 });
 

@@ -41,7 +41,7 @@ export function AgentTurnTaking({ agentId }: { agentId: string }) {
         <p className="hint">
           How soon the caller&apos;s voice stops the agent: low waits for longer speech, high stops at the
           first syllable. A backchannel (&ldquo;uh-huh&rdquo;, &ldquo;yeah&rdquo;) or a noise never costs the
-          agent its turn: it goes on where it stopped.
+          agent its turn: it goes on, softer only until the caller&apos;s words show what they were.
         </p>
         <Slider
           label="Responsiveness"
@@ -51,7 +51,7 @@ export function AgentTurnTaking({ agentId }: { agentId: string }) {
         <p className="hint">
           How soon the agent answers once the caller stops: 1 at once, 0 up to 0.8 s later. After a sentence
           left unfinished (&ldquo;my number is 0 5 4&hellip;&rdquo;, &ldquo;I&apos;d like to
-          book&hellip;&rdquo;) it waits 1.8 s more.
+          book&hellip;&rdquo;) it waits 1.8 s more, and 1.6 s more after one it cannot tell.
         </p>
         <label>
           Remind a silent caller after (seconds; empty: the deployment&apos;s silence timeout)
