@@ -1,11 +1,11 @@
 import type { LanguageModel, LlmMessage, LlmTool } from '@voice/providers';
 import type { ToolCall } from './agent-tools';
-import { splitSentences } from './sentences';
+import { firstClause, splitSentences } from './sentences';
 
 /**
  * The model's reply, streamed: each sentence handed to `sentence` as soon as it is complete (so the
- * agent starts speaking before the model has finished writing), then the whole text and the tools it
- * called. Throws as the model does.
+ * agent starts speaking before the model has finished writing), the first sentence's first clause on
+ * its own once written, then the whole text and the tools it called. Throws as the model does.
  */
 export async function streamReply(
   llm: LanguageModel,
@@ -17,6 +17,7 @@ export async function streamReply(
   const calls: ToolCall[] = [];
   let pending = '';
   let text = '';
+  let spoken = false;
   for await (const event of llm.reply(
     request.history,
     request.tools,
@@ -33,7 +34,13 @@ export async function streamReply(
     text += event.text;
     const split = splitSentences(pending + event.text);
     pending = split.rest;
-    split.sentences.forEach(sentence);
+    // Nothing spoken yet: the first clause goes to synthesis as soon as it is written.
+    const clause = !spoken && split.sentences.length === 0 ? firstClause(pending) : null;
+    if (clause) pending = clause.rest;
+    for (const said of clause ? [clause.clause] : split.sentences) {
+      spoken = true;
+      sentence(said);
+    }
   }
   if (pending.trim()) sentence(pending.trim());
   return { text: text.trim(), calls };
