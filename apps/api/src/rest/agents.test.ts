@@ -576,6 +576,34 @@ describe('agent-modify', () => {
     expect(await stored()).toEqual(after);
   });
 
+  it('refuses to create a flow agent with 422, and creates nothing', async () => {
+    const before = await api.deps.db.agent.count();
+    const res = await call('/functions/v1/agent-create', {
+      method: 'POST',
+      body: { name: 'Flow bot', prompt: 'Be brief.', agent_type: 'conversationalFlow' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      status: 'error',
+      message:
+        'Only singlePrompt agents can be created through the API; conversationalFlow agents are built in the dashboard',
+    });
+    expect(await api.deps.db.agent.count()).toBe(before);
+    // Asked for by name, a prompt agent is created as without it; an unknown type is a 400.
+    const prompt = await call('/functions/v1/agent-create', {
+      method: 'POST',
+      body: { name: 'Prompt bot', prompt: 'Be brief.', agent_type: 'singlePrompt' },
+    });
+    expect(prompt.status).toBe(201);
+    expect(prompt.json.agent_type).toBe('singlePrompt');
+    const unknown = await call('/functions/v1/agent-create', {
+      method: 'POST',
+      body: { name: 'Odd bot', prompt: 'Be brief.', agent_type: 'robot' },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.message).toMatch(/^agent_type: /);
+  });
+
   it('refuses flow agents with 422, while reads work and never show flow internals', async () => {
     const flow = await createFlowAgent(api.deps, {
       accountId: alpha.account.id,

@@ -34,7 +34,7 @@ export const agentRoutes = [
     response: AgentView,
     successStatus: 201,
     errorShape: 'status-message',
-    errors: [400, 413],
+    errors: [400, 413, 422],
     handler: ({ deps, auth }, { body }) => createAgent(deps, { accountId: auth.accountId, ...body }),
   }),
   defineRoute({

@@ -1,16 +1,29 @@
 import { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
+import { AppError } from '../errors';
 import { agentInclude, toAgentView } from './agent-view';
 import { resolveVoice } from './resolve-voice';
 import type { AgentView, CreateAgentData } from './schemas';
 import { storedExtractedVariables, storedProvidedVariables } from './variables';
 import { assertWebhooksAllowed, webhookRows } from './webhook-config';
 
-/** Creates a prompt-based agent, deployed at once (version 1). Everything is checked before anything is written. */
+export const FLOW_AGENT_CREATE_MESSAGE =
+  'Only singlePrompt agents can be created through the API; conversationalFlow agents are built in the dashboard';
+
+/**
+ * Creates a prompt-based agent, deployed at once (version 1). Everything is checked before anything is
+ * written; a flow agent asked for is refused (422), as agent-modify refuses one.
+ */
 export async function createAgent(
   deps: CoreDeps,
-  { accountId, ...data }: { accountId: string } & CreateAgentData,
+  {
+    accountId,
+    ...data
+  }: { accountId: string } & Omit<CreateAgentData, 'agent_type'> &
+    Partial<Pick<CreateAgentData, 'agent_type'>>,
 ): Promise<AgentView> {
+  if (data.agent_type === 'conversationalFlow')
+    throw new AppError('UNPROCESSABLE', FLOW_AGENT_CREATE_MESSAGE);
   const voice = await resolveVoice(deps.db, data.voice);
   await assertWebhooksAllowed(deps, data.webhooks);
   const now = deps.clock.now();

@@ -231,6 +231,8 @@ export const CreateAgentFields = z.object({
   ring_timeout_seconds: RingTimeoutSeconds.default(null),
   /** Null: the deployment's model (LLM_MODEL). */
   llm_model: LlmModel.default(null),
+  /** Only `singlePrompt` is created here: asked for a flow agent, agent-create refuses (422). */
+  agent_type: AgentTypeSchema.default('singlePrompt'),
 });
 
 export const CreateAgentInput = CreateAgentFields.superRefine(callHandlingIssues);

@@ -114,6 +114,7 @@ export function testAgentInput(
     voicemail_message: '',
     ring_timeout_seconds: null,
     llm_model: null,
+    agent_type: 'singlePrompt',
     ...overrides,
   };
 }
