@@ -377,6 +377,7 @@ describe('every page', () => {
     '/app/do-not-call',
     '/app/test-contacts',
     '/app/api-keys',
+    '/app/knowledge',
     '/app/no-such-page',
   ];
 
@@ -449,6 +450,26 @@ describe('every page', () => {
             .join(', ')}`;
         });
         if (overflow) found[where] = [...(found[where] ?? []), overflow];
+        // On a wide screen every table is a table: its header row above its rows, its header cells in a row.
+        if (width > 600) {
+          const misplaced = await page.evaluate(() =>
+            [...document.querySelectorAll('table')]
+              .filter(
+                (table) => table.getClientRects().length > 0 && table.tHead && table.tBodies[0]?.rows.length,
+              )
+              .filter((table) => {
+                const head = table.tHead!.getBoundingClientRect();
+                const body = table.tBodies[0]!.getBoundingClientRect();
+                const tops = [...table.tHead!.querySelectorAll('th')].map(
+                  (th) => th.getBoundingClientRect().top,
+                );
+                return head.bottom > body.top + 1 || Math.max(...tops) - Math.min(...tops) > 1;
+              })
+              .map((table) => table.querySelector('caption')?.textContent ?? 'a table without a caption'),
+          );
+          if (misplaced.length)
+            found[where] = [...(found[where] ?? []), `header not above the rows in: ${misplaced.join(', ')}`];
+        }
         // At phone width no table hides a column behind a sideways scroll: lists turn into cards.
         if (width < 600) {
           const clipped = await page.evaluate(() =>
