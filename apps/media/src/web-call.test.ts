@@ -223,5 +223,13 @@ describe('web calls', () => {
     });
     // The browser was shown what was said, not the flow's steps.
     expect(browser.record.transcript.map((entry) => entry.role)).toEqual(['agent', 'caller', 'agent']);
+    // The model's reading of the caller is in the call's usage, as its provider counted it.
+    const [reading] = media.harness.llm.requests;
+    expect(reading!.response_format?.json_schema?.name).toBe('caller_turn');
+    const read = reading!.messages.reduce((sum, message) => sum + String(message.content ?? '').length, 0);
+    expect(call.usage).toMatchObject({
+      llm_input_tokens: Math.ceil(read / 4),
+      llm_output_tokens: Math.ceil(JSON.stringify({ intent: null, variables: { name: 'Dana' } }).length / 4),
+    });
   });
 });

@@ -21,10 +21,14 @@ export interface LanguageModel {
     signal: AbortSignal,
     model?: string,
   ): AsyncIterable<LlmEvent>;
-  /** One answer in JSON that follows the schema (structured output), for post-call analysis. */
+  /**
+   * One answer in JSON that follows the schema (structured output): post-call analysis, a flow's reading
+   * of the caller. `used` is told the tokens it took, where the provider reports them.
+   */
   structured(
     messages: LlmMessage[],
     schema: { name: string; schema: Record<string, unknown> },
+    used?: (usage: Extract<LlmEvent, { type: 'usage' }>) => void,
   ): Promise<unknown>;
 }
 
@@ -93,12 +97,18 @@ export function openAiLanguageModel(settings: OpenAiSettings): LanguageModel {
       }
       if (usage) yield usage;
     },
-    async structured(messages, { name, schema }) {
+    async structured(messages, { name, schema }, used) {
       const completion = await client.chat.completions.create({
         model: settings.model,
         messages,
         response_format: { type: 'json_schema', json_schema: { name, schema, strict: true } },
       });
+      if (completion.usage)
+        used?.({
+          type: 'usage',
+          inputTokens: completion.usage.prompt_tokens,
+          outputTokens: completion.usage.completion_tokens,
+        });
       return JSON.parse(completion.choices[0]?.message.content ?? 'null') as unknown;
     },
   };

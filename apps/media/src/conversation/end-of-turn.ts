@@ -2,7 +2,7 @@ import { completeness } from './turn-model/completeness';
 
 /**
  * When the caller has finished their turn. Speech-to-text's final transcript proposes it: at once when
- * voice activity detection hears the caller stop while the agent is silent (caller-voice.ts asks the
+ * voice activity detection hears the caller pause while the agent is silent (caller-voice.ts asks the
  * provider to finalize), else at the provider's endpoint (`STT_ENDPOINTING_MS` of silence). Then the
  * caller's silence, by local voice activity detection, must last a wait that depends on whether their
  * words are a finished utterance, as the completeness model (turn-model/) judges them: none after
@@ -10,8 +10,8 @@ import { completeness } from './turn-model/completeness';
  * or "אני רוצה לקבוע", so that a caller who pauses mid-sentence for up to 1.5 s (and the voice detector
  * takes a little longer to hear them again) is not answered before the sentence ends; words the model is
  * unsure of ("I already paid.", "We would like to reserve") are answered, but not heard for 1.6 s.
- * `responsiveness` adds to each wait. Should the caller speak again within the wait, the turn goes on: the next final
- * transcript joins it, and the words so far are judged again when they stop.
+ * `responsiveness` adds to each wait. Should the caller speak again within the wait, the turn goes on:
+ * the next final transcript joins it, and the words so far are judged again when they stop.
  *
  * The answer to a turn ended is a draft until the caller hears it (preemptive generation): the model
  * starts at once, and should the caller speak again before the answer's first frame plays, the draft is
@@ -69,7 +69,10 @@ export interface TurnEnd {
 
 /** However the caller's voice goes on (a noise taken for speech), a turn held ends this long after its first words. */
 const MAX_HOLD_MS = 5_000;
-/** Speech-to-text heard speech when the caller stopped: its words are awaited this long before the turn is judged without them. */
+/**
+ * Speech-to-text heard speech when the caller stopped: its words are awaited this long before the turn
+ * is judged without them.
+ */
 const WORDS_WAIT_MS = 1_200;
 
 export class EndOfTurn {

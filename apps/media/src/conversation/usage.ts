@@ -46,7 +46,11 @@ export class UsageMeter {
       },
       llm: {
         reply: (...request) => this.meteredReply(providers.llm, request),
-        structured: (messages, schema) => providers.llm.structured(messages, schema),
+        // A flow's reading of each caller turn is a request too (flow-director.ts).
+        structured: (messages, schema) => {
+          const at = Date.now() - this.startedAt;
+          return providers.llm.structured(messages, schema, (usage) => this.used(at, usage));
+        },
       },
     };
   }
