@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Prisma } from '@voice/db';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
-import { knowledgeProblems, parseFlow, sealFlowSecrets } from './flow-agents';
+import { functionUrlProblems, knowledgeProblems, parseFlow, sealFlowSecrets } from './flow-agents';
 import { FlowDefinition, type FlowDefinitionInput } from './schema';
 import { validateFlow } from './validate-flow';
 import { agentInclude, toAgentView } from '../agents/agent-view';
@@ -29,13 +29,14 @@ export type CreateFlowAgentData = Omit<z.output<typeof CreateFlowAgentInput>, 'f
  * and its first version are one transaction.
  */
 export async function createFlowAgent(
-  { db, clock, config }: CoreDeps,
+  { db, clock, config, resolveHost }: CoreDeps,
   { accountId, ...data }: { accountId: string } & CreateFlowAgentData,
 ): Promise<AgentView> {
   const parsed = parseFlow(data.flow);
   const problems = [
     ...validateFlow(parsed, { provided: data.variables_provided.map((variable) => variable.name) }),
     ...(await knowledgeProblems({ db }, accountId, parsed)),
+    ...(await functionUrlProblems({ resolveHost, config }, parsed)),
   ];
   if (problems.length > 0)
     throw new AppError(

@@ -1,6 +1,7 @@
 import { Prisma } from '@voice/db';
 import { providedVariables, type AgentRow } from '../agents/agent-view';
 import { loadAgent } from '../agents/get-agent';
+import { webhookUrlProblem } from '../agents/webhook-config';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { seal, type SecretsConfig } from '../secrets/secret-box';
@@ -111,6 +112,24 @@ export interface FlowForBuilder {
 
 const providedNames = (agent: AgentRow) => providedVariables(agent).map((variable) => variable.name);
 
+/**
+ * Function nodes whose URL the service would refuse to call, by the rules agent webhooks are saved by
+ * (a private, loopback or link-local address, credentials in it; unless the deployment allows the host).
+ * A URL that is not https is validateFlow's to say.
+ */
+export async function functionUrlProblems(
+  deps: Pick<CoreDeps, 'resolveHost' | 'config'>,
+  flow: FlowDefinition,
+): Promise<FlowProblem[]> {
+  const nodes = flow.nodes.flatMap((node) =>
+    node.type === 'function' && /^https:\/\//i.test(node.function.url) ? [node] : [],
+  );
+  const problems = await Promise.all(nodes.map((node) => webhookUrlProblem(deps, node.function.url)));
+  return nodes.flatMap((node, i) =>
+    problems[i] ? [{ node: node.id, message: `${node.name || node.id}: the ${problems[i]}` }] : [],
+  );
+}
+
 /** Knowledge nodes that name a knowledge base the account does not have. */
 export async function knowledgeProblems(
   { db }: Pick<CoreDeps, 'db'>,
@@ -138,6 +157,7 @@ async function flowProblems(deps: CoreDeps, agent: AgentRow, flow: FlowDefinitio
   return [
     ...validateFlow(flow, { provided: providedNames(agent) }),
     ...(await knowledgeProblems(deps, agent.accountId, flow)),
+    ...(await functionUrlProblems(deps, flow)),
   ];
 }
 

@@ -182,6 +182,36 @@ describe('flows.* procedures (the builder)', () => {
     expect(await api.flows.export({ agent_id: agent.agent_id })).toEqual(changed);
   });
 
+  it('flags a function URL the service would refuse to call, as agent webhooks are, and will not publish it', async () => {
+    const agent = await newAgent();
+    const api = as(alphaUser);
+    const { flow } = await api.flows.get({ agent_id: agent.agent_id });
+    const fn = flow.nodes.find((node) => node.type === 'function')!;
+    const inside = {
+      ...flow,
+      nodes: flow.nodes.map((node) =>
+        node.type === 'function'
+          ? { ...node, function: { ...node.function, url: 'https://169.254.169.254/latest/meta-data' } }
+          : node,
+      ),
+    };
+    const problem = {
+      node: fn.id,
+      message: `${fn.name || fn.id}: the url must point to a public address: 169.254.169.254 is a link-local address`,
+    };
+    expect((await api.flows.validate({ agent_id: agent.agent_id, flow: inside })).problems).toEqual([
+      problem,
+    ]);
+    await api.flows.saveDraft({ agent_id: agent.agent_id, flow: inside });
+    expect((await api.flows.get({ agent_id: agent.agent_id })).problems).toEqual([problem]);
+    const refused = await failure(api.flows.publish({ agent_id: agent.agent_id }));
+    expect([refused.code, refused.message]).toEqual([
+      'BAD_REQUEST',
+      `The flow cannot be published: ${problem.message}`,
+    ]);
+    expect((await deps.db.agent.findUniqueOrThrow({ where: { id: agent.agent_id } })).version).toBe(1);
+  });
+
   it('runs a text chat turn by turn with the same engine, showing the path, variables and function calls', async () => {
     const agent = await newAgent();
     const { flow } = await as(alphaUser).flows.get({ agent_id: agent.agent_id });
