@@ -49,7 +49,7 @@ async function call() {
     }),
     vad: null,
     noise: null,
-    limits: { silenceTimeoutMs: 600_000, maxDurationMs: 600_000 },
+    limits: { silenceTimeoutMs: 60_000, maxDurationMs: 600_000 },
     ended: async (ended) => void (result = ended),
     drafted: (outcome) => void drafts.push(outcome),
   });

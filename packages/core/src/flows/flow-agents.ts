@@ -6,7 +6,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { seal, type SecretsConfig } from '../secrets/secret-box';
 import { FlowDefinition, type FlowDefinitionInput } from './schema';
-import { problemsOf, validateFlow, type FlowProblem } from './validate-flow';
+import { problemsOf, usesHttps, validateFlow, type FlowProblem } from './validate-flow';
 
 /**
  * A flow agent's flow as the dashboard keeps it: a draft the builder saves as often as it likes (any
@@ -122,7 +122,7 @@ export async function functionUrlProblems(
   flow: FlowDefinition,
 ): Promise<FlowProblem[]> {
   const nodes = flow.nodes.flatMap((node) =>
-    node.type === 'function' && /^https:\/\//i.test(node.function.url) ? [node] : [],
+    node.type === 'function' && usesHttps(node.function.url) ? [node] : [],
   );
   const problems = await Promise.all(nodes.map((node) => webhookUrlProblem(deps, node.function.url)));
   return nodes.flatMap((node, i) =>

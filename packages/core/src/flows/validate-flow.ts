@@ -38,6 +38,9 @@ function textsOf(node: FlowNode): string[] {
 
 const label = (node: FlowNode) => node.name || node.id;
 
+/** A function node's URL is called over https only. */
+export const usesHttps = (url: string): boolean => /^https:\/\//i.test(url);
+
 /**
  * What stops a flow from being published: the start node missing, a node no path reaches, a node
  * with no way on that is not an end (or transfer), an edge its node cannot leave by, a rule that does
@@ -95,7 +98,7 @@ export function validateFlow(
         problems.push({ node: node.id, message: `${label(node)} needs a failure edge` });
       if (!edges.some((edge) => edge.condition.type !== 'failure'))
         problems.push({ node: node.id, message: `${label(node)} needs a success edge` });
-      if (!/^https:\/\//i.test(node.function.url))
+      if (!usesHttps(node.function.url))
         problems.push({ node: node.id, message: `${label(node)}: the URL must use https` });
       const missing = undefinedIn(node.function.body_variables);
       if (missing.length)
