@@ -134,6 +134,24 @@ describe('the Deepgram-protocol emulator', () => {
     await expect.poll(() => finalWords(messages), { timeout: 5_000 }).toEqual(['Wait, I have a question.']);
   });
 
+  it('counts a pause the speaker went on from after a Finalize among the pauses passed', async () => {
+    // Finalized 2.4 s in, as the speaker reached the comma ("… for next week,"; eight words by time), in a
+    // pause of 220 ms they went on from; finalized again at the end: the rest, the comma's pause passed.
+    emulator = await startSttEmulator({
+      transcript: () => 'I would like to book an appointment for next week, please.',
+    });
+    const { socket, messages } = await listen();
+    const loud = (ms: number) => Buffer.alloc(ms * 8, 0x10);
+    for (const chunk of [silence(200), loud(2_400), silence(100)]) socket.sendMedia(chunk);
+    socket.sendFinalize({ type: 'Finalize' });
+    for (const chunk of [silence(120), loud(900), silence(100)]) socket.sendMedia(chunk);
+    socket.sendFinalize({ type: 'Finalize' });
+    socket.sendMedia(silence(1000));
+    await expect
+      .poll(() => finalWords(messages), { timeout: 5_000 })
+      .toEqual(['I would like to book an appointment for', 'next week, please.']);
+  });
+
   it('gives at a Finalize as many words as the speech lasted, a word every 300 ms', async () => {
     emulator = await startSttEmulator({ transcript: () => 'I would like to book a table' });
     const { socket, messages } = await listen();

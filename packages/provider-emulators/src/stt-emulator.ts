@@ -14,11 +14,12 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
  *
  * It does not recognise speech: it finds the utterances in the audio by their level and answers each
  * with what the test's script says was spoken in it. A `Finalize` ends the utterance at once with the
- * words said so far: as many as its speech lasted (a word every 300 ms, as its interim results have
- * them), and no further than the pause the speaker is in (each after a comma: the first, or after as
- * many as they made and went on from). Speech that goes on
- * within the endpointing silence is the rest of that utterance and brings the next words; none going on,
- * the rest come as their own final result at the endpoint. For tests and the offline demo only.
+ * words said so far: as many as its speech lasted (a word every 300 ms from its start, as its interim
+ * results have them), and no further than the pause the speaker is in (each after a comma: the first, or
+ * after as many as they made and went on from, a silence of 100 ms or more, whether or not a `Finalize`
+ * came in it). Speech that goes on within the endpointing silence is the rest of that utterance and
+ * brings the next words; none going on, the rest come as their own final result at the endpoint. For
+ * tests and the offline demo only.
  */
 
 export interface SttStreamInfo {
@@ -77,9 +78,13 @@ const MODEL_INFO = { name: '2-general-nova', version: '2024-01-18.26916', arch: 
 interface Utterance {
   index: number;
   startMs: number;
+  /** Where the words not yet in a final result began: the start, or the end of the last `Finalize`'s. */
+  segmentStartMs: number;
   lastSpeechMs: number;
   lastInterimMs: number;
   words: string[];
+  /** How many of its words final results have given (`Finalize`s before its end). */
+  given: number;
   /** Pauses the speaker made in it and went on from: silences of `PAUSE_FRAMES` or more. */
   pauses: number;
 }
@@ -163,11 +168,8 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
     let loudFrames = 0;
     let utterances = 0;
     let current: Utterance | null = null;
-    /**
-     * The utterance a `Finalize` ended, its last speech and its words not yet given: speech again soon
-     * after goes on with it.
-     */
-    let finalized: { index: number; lastSpeechMs: number; rest: string[] } | null = null;
+    /** The utterance a `Finalize` ended, maybe with words not yet given: speech again soon after goes on with it. */
+    let finalized: Utterance | null = null;
     const silenceEnds = Math.max(endpointing ?? DEFAULT_ENDPOINTING_MS, FRAME_MS);
     /** The last word's end awaiting its UtteranceEnd. */
     let awaitingEnd: number | null = null;
@@ -185,8 +187,8 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
     }
 
     function results(utterance: Utterance, words: string[], final: boolean, fromFinalize = false) {
-      const start = utterance.startMs / 1000;
-      const duration = (utterance.lastSpeechMs - utterance.startMs) / 1000;
+      const start = utterance.segmentStartMs / 1000;
+      const duration = (utterance.lastSpeechMs - utterance.segmentStartMs) / 1000;
       const step = words.length > 0 ? duration / words.length : 0;
       send({
         type: 'Results',
@@ -215,23 +217,24 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       });
     }
 
-    /** The utterance is over: its final result (after the provider's latency), in order. */
+    /** The utterance is over, or finalized so far: its final result (after the provider's latency), in order. */
     function finish(fromFinalize = false) {
       const utterance = current;
       if (!utterance) return;
       current = null;
-      const said = Math.max(1, Math.ceil((utterance.lastSpeechMs - utterance.startMs) / WORD_MS));
-      const given = fromFinalize
-        ? utterance.words.slice(0, Math.min(said, toPause(utterance.words, utterance.pauses)))
-        : utterance.words;
-      const rest = utterance.words.slice(given.length);
-      finalized = fromFinalize
-        ? { index: utterance.index, lastSpeechMs: utterance.lastSpeechMs, rest }
-        : null;
+      const said = Math.ceil((utterance.lastSpeechMs - utterance.startMs) / WORD_MS);
+      const upTo = fromFinalize
+        ? Math.max(utterance.given + 1, Math.min(said, toPause(utterance.words, utterance.pauses)))
+        : utterance.words.length;
+      const given = utterance.words.slice(utterance.given, upTo);
+      const segment = { ...utterance };
+      utterance.given += given.length;
+      utterance.segmentStartMs = utterance.lastSpeechMs;
+      finalized = fromFinalize ? utterance : null;
       awaitingEnd = utterance.lastSpeechMs;
       finals = finals.then(async () => {
         if (options.finalLatencyMs) await new Promise((r) => setTimeout(r, options.finalLatencyMs));
-        results(utterance, given, true, fromFinalize);
+        results(segment, given, true, fromFinalize);
       });
     }
 
@@ -242,31 +245,34 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
       loudFrames = loud ? loudFrames + 1 : 0;
       if (!current && loudFrames >= SPEECH_START_FRAMES) {
         const startMs = now - SPEECH_START_FRAMES * FRAME_MS;
-        const goesOn = finalized !== null && startMs - finalized.lastSpeechMs < silenceEnds;
-        const index = goesOn ? finalized!.index : utterances++;
-        const words = goesOn
-          ? finalized!.rest
-          : options.transcript(index, { query }).split(/\s+/).filter(Boolean);
+        if (finalized && startMs - finalized.lastSpeechMs < silenceEnds) {
+          // The finalized utterance goes on: a pause the speaker made if it was long enough.
+          if (startMs - finalized.lastSpeechMs > PAUSE_FRAMES * FRAME_MS) finalized.pauses += 1;
+          current = { ...finalized, segmentStartMs: startMs, lastSpeechMs: now, lastInterimMs: now };
+        } else {
+          const index = utterances++;
+          const words = options.transcript(index, { query }).split(/\s+/).filter(Boolean);
+          current = {
+            index,
+            startMs,
+            segmentStartMs: startMs,
+            lastSpeechMs: now,
+            lastInterimMs: now,
+            words,
+            given: 0,
+            pauses: 0,
+          };
+        }
         finalized = null;
-        current = { index, startMs, lastSpeechMs: now, lastInterimMs: now, words, pauses: 0 };
         awaitingEnd = null;
         if (vadEvents) send({ type: 'SpeechStarted', channel: [0], timestamp: startMs / 1000 });
       }
       if (!current && finalized && now - finalized.lastSpeechMs >= silenceEnds) {
         // Finalized at a pause the speaker did not go on from: the rest of their words, at the endpoint.
-        const { index, lastSpeechMs, rest } = finalized;
+        current = finalized;
         finalized = null;
-        if (rest.length > 0) {
-          current = {
-            index,
-            startMs: lastSpeechMs,
-            lastSpeechMs,
-            lastInterimMs: lastSpeechMs,
-            words: rest,
-            pauses: 0,
-          };
-          finish();
-        }
+        if (current.given < current.words.length) finish();
+        else current = null;
       }
       if (current) {
         if (loud && now - current.lastSpeechMs > PAUSE_FRAMES * FRAME_MS) current.pauses += 1;
@@ -275,9 +281,9 @@ export async function startSttEmulator(options: SttEmulatorOptions): Promise<Stt
           current.lastInterimMs = now;
           // The words heard so far: about one every 300 ms, never the whole utterance before its end.
           const heard = Math.min(current.words.length - 1, Math.ceil((now - current.startMs) / WORD_MS));
-          const utterance = current;
-          const words = utterance.words.slice(0, heard);
-          if (heard > 0) finals = finals.then(() => results(utterance, words, false));
+          const utterance = { ...current };
+          const words = utterance.words.slice(utterance.given, heard);
+          if (words.length > 0) finals = finals.then(() => results(utterance, words, false));
         }
         if (endpointing !== null && now - current.lastSpeechMs >= Math.max(endpointing, FRAME_MS)) finish();
       }
