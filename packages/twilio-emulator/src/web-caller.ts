@@ -39,6 +39,8 @@ export function openWebCall({
   let playedUntil = 0;
   /** Whether the agent's audio has come since its last sentence was shown (a sentence is shown first). */
   let audioSinceSaid = true;
+  /** The caller's own frames sent since the agent's audio last came. */
+  let framesSinceAudio = 0;
   let spoken: () => void = () => {};
   const speaking = new Promise<void>((resolve) => (spoken = resolve));
   const closed = new Promise<WebCallRecord['closed']>((resolve) =>
@@ -61,6 +63,7 @@ export function openWebCall({
       for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
       record.agentAudio.push(samples);
       audioSinceSaid = true;
+      framesSinceAudio = 0;
       playedUntil = Math.max(playedUntil, performance.now()) + samples.length / 16;
       return;
     }
@@ -84,22 +87,21 @@ export function openWebCall({
   });
 
   const silence = new Int16Array(320);
-  const sendFrame = (frame: Int16Array) =>
+  const sendFrame = (frame: Int16Array) => {
+    framesSinceAudio += 1;
     socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
-  const agentDone = (sentences: number) =>
+  };
+  /**
+   * Whether the agent is done: its sentences shown, their audio played, and half a second of quiet, both
+   * by the clock and by the caller's own frames. After a hold of this process (the machine busy) the clock
+   * says half a second went by while nothing ran, so no audio could come; the frames (sent one per turn of
+   * the event loop as they catch up) count only time in which the agent's audio could have been read.
+   */
+  const agentQuiet = (sentences: number) =>
     record.transcript.filter((entry) => entry.role === 'agent').length >= sentences &&
     audioSinceSaid &&
-    performance.now() - playedUntil >= 500;
-  /**
-   * Whether the agent is done, judged again once what the socket holds has been read: after a hold of
-   * this process (the machine busy), its timers fire before the messages that came meanwhile are read, so
-   * the quiet would be the hold's (setImmediate runs after the turn's reads).
-   */
-  const agentQuiet = async (sentences: number) => {
-    if (!agentDone(sentences)) return false;
-    await new Promise((resolve) => setImmediate(resolve));
-    return agentDone(sentences);
-  };
+    performance.now() - playedUntil >= 500 &&
+    framesSinceAudio >= 25;
 
   // A microphone sends all the time (a pause is silence), 20 ms a message on a fixed grid: a late timer
   // is caught up, never let drift, so the caller's audio keeps pace with the clock as a browser's does.
@@ -112,7 +114,7 @@ export function openWebCall({
     due = performance.now();
     for (const turn of turns) {
       if ('untilAgentSaid' in turn) {
-        while (socket.readyState === socket.OPEN && !(await agentQuiet(turn.untilAgentSaid))) {
+        while (socket.readyState === socket.OPEN && !agentQuiet(turn.untilAgentSaid)) {
           sendFrame(silence);
           await nextFrame();
         }
