@@ -200,3 +200,140 @@ describe('re-extraction', () => {
     expect(await db.callAnalysisHistory.count({ where: { callId: call.id } })).toBe(1);
   });
 });
+
+describe('a flow built by hand', () => {
+  it('builds a flow from a blank one by typing into every kind of field, places new nodes apart, and runs it', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'New flow agent' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Typed by hand');
+    await page.getByLabel('A blank flow').check();
+    await page.getByRole('button', { name: 'Create and open the builder' }).click();
+    await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}\/flow$/);
+    const agentId = /agents\/([0-9a-f-]{36})\/flow/.exec(page.url())![1]!;
+    const canvas = page.getByLabel('Flow canvas');
+    await expect.poll(() => canvas.locator('.react-flow__node').count()).toBe(2);
+
+    // Everything below is typed key by key, as a user does, never filled at once.
+    const type = async (field: ReturnType<Page['getByLabel']>, text: string) => {
+      await field.clear();
+      await field.pressSequentially(text);
+      expect(await field.inputValue()).toBe(text);
+    };
+    const add = async (kind: string, panelName: string) => {
+      await page.getByLabel('Node kind').selectOption(kind);
+      await page.getByRole('button', { name: 'Add node' }).click();
+      return page.getByRole('region', { name: `Node ${panelName}` });
+    };
+
+    // An ask node: its Id, and three variables (a choice among them, its choices a comma list).
+    const ask = await add('ask', 'Ask');
+    await type(ask.getByLabel('Id'), 'ask_details');
+    await ask.getByRole('button', { name: 'Add variable' }).click();
+    await ask.getByRole('button', { name: 'Add variable' }).click();
+    const variable = (index: number) => ask.getByRole('group').filter({ hasText: 'Description' }).nth(index);
+    await type(variable(0).getByLabel('Name'), 'name');
+    await type(variable(1).getByLabel('Name'), 'date');
+    await variable(1).getByLabel('Type').selectOption('date');
+    await type(variable(2).getByLabel('Name'), 'part');
+    await variable(2).getByLabel('Type').selectOption('choice');
+    await type(variable(2).getByLabel('Choices (comma separated)'), 'morning, afternoon, evening');
+    await variable(2).getByLabel('Required').uncheck();
+    await type(ask.getByLabel('Times to ask before the fallback'), '3');
+
+    // A function node: its URL, the variables it sends, the response fields it keeps, its time limit.
+    const fn = await add('function', 'Function');
+    await type(fn.getByLabel('Id'), 'check_date');
+    await type(fn.getByLabel('URL (HTTPS)'), `${calendar.url}/availability`);
+    await type(fn.getByLabel('Variables sent (comma separated)'), 'name, date');
+    await type(
+      fn.getByLabel('Response fields kept (one per line: variable = $.json.path)'),
+      'available = $.available\nalternative = $.alternative_date',
+    );
+    await type(fn.getByLabel('Time limit (ms)'), '5000');
+
+    // An end node whose words use a variable from the response.
+    const offer = await add('end', 'End');
+    await type(offer.getByLabel('Id'), 'offer');
+    await type(
+      offer.getByLabel('Words ({{variable}} fills in a value)'),
+      'Sorry, {{alternative}} is free instead.',
+    );
+
+    // No node was put on another.
+    const boxes = await canvas
+      .locator('.react-flow__node')
+      .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().toJSON() as DOMRect));
+    expect(boxes).toHaveLength(5);
+    for (const [i, a] of boxes.entries())
+      for (const b of boxes.slice(i + 1))
+        expect(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top).toBe(true);
+
+    // The edges: through the list's form, then a rule typed on the function's success edge.
+    const list = page.getByRole('region', { name: 'Flow as a list' });
+    await list.getByRole('button', { name: 'Edit edge Greeting → Goodbye' }).click();
+    await page
+      .getByRole('region', { name: 'Edge greeting-goodbye' })
+      .getByRole('button', { name: 'Delete edge' })
+      .click();
+    const connectForm = page.getByRole('form', { name: 'Connect two nodes' });
+    for (const [from, to] of [
+      ['greeting', 'ask_details'],
+      ['ask_details', 'check_date'],
+      ['check_date', 'offer'],
+      ['check_date', 'goodbye'],
+    ]) {
+      await connectForm.getByLabel('From').selectOption(from!);
+      await connectForm.getByLabel('To').selectOption(to!);
+      await connectForm.getByRole('button', { name: 'Connect' }).click();
+    }
+    await list.getByRole('button', { name: 'Edit edge Function → End' }).click();
+    const edge = page.getByRole('region', { name: 'Edge check_date-offer' });
+    await edge.getByLabel('Taken when').selectOption('rule');
+    await type(edge.getByLabel('Rule'), 'available == false');
+
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByText('None: the flow can be published.').waitFor();
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('Version 2 · as published').waitFor();
+    const row = await stack.database.db.agent.findUniqueOrThrow({ where: { id: agentId } });
+    const flow = row.flowDefinition as {
+      nodes: { id: string; variables?: { name: string; choices?: string[] }[]; function?: unknown }[];
+      edges: { from: string; to: string; condition: unknown }[];
+    };
+    expect(flow.nodes.map((node) => node.id)).toEqual([
+      'greeting',
+      'goodbye',
+      'ask_details',
+      'check_date',
+      'offer',
+    ]);
+    expect(flow.nodes[2]!.variables!.map((v) => v.name)).toEqual(['name', 'date', 'part']);
+    expect(flow.nodes[2]!.variables![2]!.choices).toEqual(['morning', 'afternoon', 'evening']);
+    expect(flow.nodes[3]!.function).toMatchObject({
+      url: `${calendar.url}/availability`,
+      body_variables: ['name', 'date'],
+      response: [
+        { variable: 'available', path: '$.available' },
+        { variable: 'alternative', path: '$.alternative_date' },
+      ],
+      timeout_ms: 5000,
+    });
+    expect(flow.edges).toContainEqual({
+      id: 'check_date-offer',
+      from: 'check_date',
+      to: 'offer',
+      condition: { type: 'rule', rule: 'available == false' },
+    });
+
+    // It runs: the chat reaches the calendar with what the caller said, and the rule's way out.
+    const asked = calendar.received.length;
+    const chat = page.getByRole('region', { name: 'Test by text chat' });
+    await chat.getByRole('button', { name: 'Start the chat' }).click();
+    await chat.getByText('What would you like?').waitFor();
+    await chat.getByLabel('The caller says').fill('My name is Dana, 2026-12-01 please');
+    await chat.getByRole('button', { name: 'Send' }).click();
+    await chat.getByText('Sorry, 2026-12-03 is free instead.').waitFor();
+    expect(calendar.received).toHaveLength(asked + 1);
+    expect(JSON.parse(calendar.received.at(-1)!.body).args).toEqual({ name: 'Dana', date: '2026-12-01' });
+  });
+});

@@ -14,6 +14,7 @@ import {
   ADDABLE,
   addNode,
   connect,
+  freePosition,
   newNode,
   removeEdge,
   removeNode,
@@ -104,10 +105,7 @@ function Builder({ opened, agentName }: { opened: Outputs['flows']['get']; agent
           type="button"
           className="secondary"
           onClick={() => {
-            const added = newNode(flow, adding, {
-              x: 40 * (flow.nodes.length % 6),
-              y: 80 + 60 * flow.nodes.length,
-            });
+            const added = newNode(flow, adding, freePosition(flow));
             edit(addNode(flow, added));
             setSelected({ kind: 'node', id: added.id });
           }}
@@ -189,7 +187,8 @@ function Builder({ opened, agentName }: { opened: Outputs['flows']['get']; agent
         />
         {node ? (
           <NodePanel
-            key={node.id}
+            // By place, not id: typing the node's Id renames it without rebuilding the panel.
+            key={`node-${flow.nodes.indexOf(node)}`}
             flow={flow}
             node={node}
             knowledgeBases={bases.data ?? []}

@@ -9,14 +9,80 @@ import {
 } from '@voice/core/schemas';
 import { Field, SelectField, TextAreaField } from '../../components/Field';
 import { nodeLabel } from './flow-edit';
+import { commaList, joinList, useParsedText, wholeNumber } from './parsed-text';
 
 /** The side panel of the node selected: every setting of its kind, and its problems. */
 
-const commaList = (text: string) =>
+/** A comma separated list, typed or pasted. */
+function ListField({
+  label,
+  items,
+  onChange,
+}: {
+  label: string;
+  items: string[];
+  onChange: (items: string[]) => void;
+}) {
+  const [shown, onText] = useParsedText(items, joinList, commaList);
+  return <Field label={label} value={shown} onChange={(event) => onChange(onText(event.target.value))} />;
+}
+
+/** A whole number, typed (it may be emptied on the way) or pasted. */
+function NumberField({
+  label,
+  value,
+  min,
+  max,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  min: number;
+  max: number;
+  onChange: (value: number) => void;
+}) {
+  const [shown, onText] = useParsedText(value, String, wholeNumber);
+  return (
+    <Field
+      label={label}
+      type="number"
+      min={min}
+      max={max}
+      value={shown}
+      onChange={(event) => onChange(onText(event.target.value))}
+    />
+  );
+}
+
+const formatMappings = (mappings: FlowFunction['response']) =>
+  mappings.map((mapping) => `${mapping.variable} = ${mapping.path}`).join('\n');
+const parseMappings = (text: string): FlowFunction['response'] =>
   text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+    .split('\n')
+    .filter((line) => line.includes('='))
+    .map((line) => {
+      const [variable = '', ...path] = line.split('=');
+      return { variable: variable.trim(), path: path.join('=').trim() };
+    });
+
+/** The response fields a function keeps, a `variable = $.path` per line. */
+function MappingsField({
+  mappings,
+  onChange,
+}: {
+  mappings: FlowFunction['response'];
+  onChange: (mappings: FlowFunction['response']) => void;
+}) {
+  const [shown, onText] = useParsedText(mappings, formatMappings, parseMappings);
+  return (
+    <TextAreaField
+      label="Response fields kept (one per line: variable = $.json.path)"
+      rows={3}
+      value={shown}
+      onChange={(event) => onChange(onText(event.target.value))}
+    />
+  );
+}
 
 function SpeechFields({ speech, onChange }: { speech: FlowSpeech; onChange: (speech: FlowSpeech) => void }) {
   return (
@@ -75,10 +141,10 @@ function VariableRow({
         onChange={(event) => onChange({ ...variable, description: event.target.value })}
       />
       {variable.type === 'choice' && (
-        <Field
+        <ListField
           label="Choices (comma separated)"
-          value={(variable.choices ?? []).join(', ')}
-          onChange={(event) => onChange({ ...variable, choices: commaList(event.target.value) })}
+          items={variable.choices ?? []}
+          onChange={(choices) => onChange({ ...variable, choices })}
         />
       )}
       <label className="checkbox">
@@ -106,10 +172,10 @@ function FunctionFields({ fn, onChange }: { fn: FlowFunction; onChange: (fn: Flo
         value={fn.url}
         onChange={(event) => onChange({ ...fn, url: event.target.value })}
       />
-      <Field
+      <ListField
         label="Variables sent (comma separated)"
-        value={fn.body_variables.join(', ')}
-        onChange={(event) => onChange({ ...fn, body_variables: commaList(event.target.value) })}
+        items={fn.body_variables}
+        onChange={(body_variables) => onChange({ ...fn, body_variables })}
       />
       <Field
         label="Signing secret (write-only)"
@@ -170,31 +236,14 @@ function FunctionFields({ fn, onChange }: { fn: FlowFunction; onChange: (fn: Flo
       >
         Add header
       </button>
-      <Field
+      <NumberField
         label="Time limit (ms)"
-        type="number"
         min={500}
         max={30_000}
         value={fn.timeout_ms}
-        onChange={(event) => onChange({ ...fn, timeout_ms: Number(event.target.value) })}
+        onChange={(timeout_ms) => onChange({ ...fn, timeout_ms })}
       />
-      <TextAreaField
-        label="Response fields kept (one per line: variable = $.json.path)"
-        rows={3}
-        value={fn.response.map((mapping) => `${mapping.variable} = ${mapping.path}`).join('\n')}
-        onChange={(event) =>
-          onChange({
-            ...fn,
-            response: event.target.value
-              .split('\n')
-              .filter((line) => line.includes('='))
-              .map((line) => {
-                const [variable = '', path = ''] = line.split('=').map((part) => part.trim());
-                return { variable, path };
-              }),
-          })
-        }
-      />
+      <MappingsField mappings={fn.response} onChange={(response) => onChange({ ...fn, response })} />
       <Field
         label="Filler while it runs"
         dir="auto"
@@ -291,13 +340,12 @@ export function NodePanel({
           >
             Add variable
           </button>
-          <Field
+          <NumberField
             label="Times to ask before the fallback"
-            type="number"
             min={1}
             max={5}
             value={node.max_attempts}
-            onChange={(event) => onChange({ ...node, max_attempts: Number(event.target.value) })}
+            onChange={(max_attempts) => onChange({ ...node, max_attempts })}
           />
         </>
       )}
