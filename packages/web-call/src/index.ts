@@ -13,8 +13,10 @@ import { WORKLET_SOURCE } from './worklets';
  *     hangUpButton.onclick = () => call.hangUp();
  *
  * `accessToken` is what web-call-create answered (your server asks for it with its API key; never put
- * an API key in a page). The call starts at once; a refused microphone, a connection that fails or is
- * lost, and a refused token come as `error` events, each followed by `ended`.
+ * an API key in a page), or a function that gets it: called once the microphone is allowed and the audio
+ * is ready, so a refused microphone creates no call. The call starts at once; a refused microphone, a
+ * call that could not be created, a connection that fails or is lost, and a refused token come as
+ * `error` events, each followed by `ended`.
  */
 
 /** The line's audio, both ways: 16-bit PCM, mono, 16 kHz. */
@@ -31,8 +33,11 @@ const HANG_UP_WAIT_MS = 3_000;
 export interface WebCallOptions {
   /** The media server's web call endpoint, `wss://…/media/web`. */
   url: string;
-  /** web-call-create's `access_token`: for this call only, once, within a minute. */
-  accessToken: string;
+  /**
+   * web-call-create's `access_token` (for this call only, once, within a minute), or what creates the
+   * call and gives its token once the microphone and the audio are ready (nothing is created before).
+   */
+  accessToken: string | (() => Promise<string>);
   /** Microphone constraints; echo cancellation, noise suppression and gain control are on by default. */
   microphone?: MediaTrackConstraints;
   /**
@@ -44,7 +49,12 @@ export interface WebCallOptions {
 }
 
 export type WebCallErrorCode =
-  'microphone_denied' | 'microphone_unavailable' | 'connection_failed' | 'connection_lost' | 'refused';
+  | 'microphone_denied'
+  | 'microphone_unavailable'
+  | 'not_created'
+  | 'connection_failed'
+  | 'connection_lost'
+  | 'refused';
 
 export type WebCallEvent =
   | { type: 'connected'; callId: string }
@@ -182,7 +192,18 @@ export function startWebCall(options: WebCallOptions): WebCall {
     audio.createMediaStreamSource(microphone).connect(capture);
     playback.connect(audio.destination);
     await audio.resume();
-    connect(capture, playback);
+    let accessToken: string;
+    try {
+      accessToken =
+        typeof options.accessToken === 'string' ? options.accessToken : await options.accessToken();
+    } catch (error) {
+      return end('error', {
+        code: 'not_created',
+        message: `The call could not be created: ${(error as Error).message}`,
+      });
+    }
+    if (state.done) return;
+    connect(capture, playback, accessToken);
   })().catch((error: unknown) =>
     end('error', {
       code: 'connection_failed',
@@ -190,7 +211,7 @@ export function startWebCall(options: WebCallOptions): WebCall {
     }),
   );
 
-  function connect(capture: AudioWorkletNode, playback: AudioWorkletNode) {
+  function connect(capture: AudioWorkletNode, playback: AudioWorkletNode, accessToken: string) {
     const ws = new WebSocket(options.url);
     socket = ws;
     ws.binaryType = 'arraybuffer';
@@ -200,7 +221,7 @@ export function startWebCall(options: WebCallOptions): WebCall {
     let agentSpeaking = false;
     let callerSpeaking = false;
     let quietMs = 0;
-    ws.onopen = () => ws.send(JSON.stringify({ event: 'start', access_token: options.accessToken }));
+    ws.onopen = () => ws.send(JSON.stringify({ event: 'start', access_token: accessToken }));
     ws.onmessage = (message) => {
       if (message.data instanceof ArrayBuffer) {
         queued += message.data.byteLength / 2;

@@ -150,7 +150,9 @@ describe('talking to an agent from the browser', () => {
       .waitFor();
   });
 
-  it('says so when the microphone is refused, and ends the call attempt', async () => {
+  it('says so when the microphone is refused, and creates no call', async () => {
+    const calls = () => stack.deps.db.call.count({ where: { accountId: stack.demo.accountId } });
+    const before = await calls();
     const { context, page: denied } = await stack.newPage();
     // The browser refusing the microphone, as a person who clicks "Block" makes it.
     await context.addInitScript(() => {
@@ -164,7 +166,10 @@ describe('talking to an agent from the browser', () => {
       .getByRole('alert')
       .getByText('The microphone was not allowed: allow it for this page to talk to the agent.')
       .waitFor();
-    await denied.getByRole('status').getByText('Call ended (error)').waitFor();
+    await denied.getByRole('status').getByText('No call was made').waitFor();
+    // The microphone is asked for before the call is created: a refusal leaves no call behind.
+    expect(await calls()).toBe(before);
+    expect(await denied.getByRole('link', { name: 'Open the call' }).count()).toBe(0);
     await context.close();
   });
 

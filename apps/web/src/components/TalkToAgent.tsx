@@ -48,32 +48,35 @@ export function TalkToAgent({
     setError(null);
     setEndReason(null);
     setHeardMs(0);
-    try {
-      const created = await create();
-      setCallId(created.call_id);
-      // The worklet from the api's origin: the dashboard's policy allows no `blob:` scripts.
-      const started = startWebCall({
-        url,
-        accessToken: created.access_token,
-        workletUrl: '/app/web-call-worklet.js',
-      });
-      call.current = started;
-      started.on((event) => {
-        if (event.type === 'connected') setPhase('connected');
-        else if (event.type === 'transcript') setSaid((before) => applyTranscriptEvent(before, event));
-        else if (event.type === 'agent_speaking') setAgentSpeaking(event.speaking);
-        else if (event.type === 'error') setError(event.message);
-        else if (event.type === 'ended') {
-          setHeardMs(started.stats().agentLoudMs);
-          setEndReason(event.reason);
-          setAgentSpeaking(false);
-          setPhase('ended');
+    setCallId(null);
+    // The microphone first: the call is created only once it is allowed and the audio is ready. The
+    // worklet comes from the api's origin: the dashboard's policy allows no `blob:` scripts.
+    const started = startWebCall({
+      url,
+      accessToken: async () => {
+        try {
+          const created = await create();
+          setCallId(created.call_id);
+          return created.access_token;
+        } catch (failure) {
+          throw new Error(errorMessage(failure));
         }
-      });
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setPhase('idle');
-    }
+      },
+      workletUrl: '/app/web-call-worklet.js',
+    });
+    call.current = started;
+    started.on((event) => {
+      if (event.type === 'connected') setPhase('connected');
+      else if (event.type === 'transcript') setSaid((before) => applyTranscriptEvent(before, event));
+      else if (event.type === 'agent_speaking') setAgentSpeaking(event.speaking);
+      else if (event.type === 'error') setError(event.message);
+      else if (event.type === 'ended') {
+        setHeardMs(started.stats().agentLoudMs);
+        setEndReason(event.reason);
+        setAgentSpeaking(false);
+        setPhase('ended');
+      }
+    });
   }
 
   if (endpoint.isSuccess && !endpoint.data.url)
@@ -93,7 +96,7 @@ export function TalkToAgent({
         {phase === 'starting' && 'Connecting…'}
         {phase === 'connected' &&
           (agentSpeaking ? 'Connected: the agent is speaking' : 'Connected: listening')}
-        {phase === 'ended' && `Call ended (${endReason})`}
+        {phase === 'ended' && (callId ? `Call ended (${endReason})` : 'No call was made')}
         {phase !== 'idle' && ` · heard ${(heardMs / 1000).toFixed(1)} s of the agent`}
       </p>
       {phase === 'connected' && <Keypad press={(key) => call.current?.pressKey(key)} />}
