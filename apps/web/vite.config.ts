@@ -12,7 +12,13 @@ export default defineConfig({
     host: '127.0.0.1',
     port: Number(process.env.WEB_PORT ?? 5173),
     strictPort: true,
-    proxy: { '/trpc': apiUrl, '/recordings': apiUrl, '/functions': apiUrl },
+    // The web call's audio worklet too: the api serves it (as the built dashboard's origin does).
+    proxy: {
+      '/trpc': apiUrl,
+      '/recordings': apiUrl,
+      '/functions': apiUrl,
+      '/app/web-call-worklet.js': apiUrl,
+    },
   },
   build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 300 },
 });

@@ -27,15 +27,31 @@ interface CallerTurnSchema {
   properties: { intent: { enum?: (string | null)[] }; variables: { properties: Record<string, unknown> } };
 }
 
-const FINDERS: Record<string, RegExp> = {
-  name: /(?:name is|this is|i am|i'm) (\p{Lu}\p{L}+)/iu,
-  first_name: /(?:name is|this is|i am|i'm) (\p{Lu}\p{L}+)/iu,
-  date: /\d{4}-\d{2}-\d{2}/,
+const NAME = /(?:name is|this is|i am|i'm) (\p{Lu}\p{L}+)/iu;
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** A date the caller named: an ISO date, "tomorrow", or a weekday (the next one after today, UTC). */
+export function demoDate(text: string, today = new Date()): string | null {
+  const iso = /\d{4}-\d{2}-\d{2}/.exec(text)?.[0];
+  if (iso) return iso;
+  const day = /\b(tomorrow|sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/i.exec(text)?.[1];
+  if (!day) return null;
+  const ahead =
+    day.toLowerCase() === 'tomorrow'
+      ? 1
+      : (WEEKDAYS.indexOf(day.toLowerCase()) - today.getUTCDay() + 7) % 7 || 7;
+  return new Date(today.getTime() + ahead * 86_400_000).toISOString().slice(0, 10);
+}
+
+const FINDERS: Record<string, (text: string) => string | null> = {
+  name: (text) => NAME.exec(text)?.[1] ?? null,
+  first_name: (text) => NAME.exec(text)?.[1] ?? null,
+  date: (text) => demoDate(text),
 };
 
 /**
  * A flow's reading of the caller's turn (the `caller_turn` structured answer), as predictably as a demo
- * needs: a name after "my name is" or "this is", an ISO date, and a "yes" meaning the intent whose id
+ * needs: a name after "my name is" or "this is", a date (demoDate), and a "yes" meaning the intent whose id
  * says it accepts; other variables and intents are not found.
  */
 export function demoUnderstanding(request: ChatRequest): LlmReply {
@@ -44,8 +60,7 @@ export function demoUnderstanding(request: ChatRequest): LlmReply {
   const schema = request.response_format!.json_schema!.schema as CallerTurnSchema;
   const variables = Object.fromEntries(
     Object.keys(schema.properties.variables.properties).map((name) => {
-      const match = FINDERS[name]?.exec(text);
-      return [name, match ? (match[1] ?? match[0]) : null];
+      return [name, FINDERS[name]?.(text) ?? null];
     }),
   );
   const intents = (schema.properties.intent.enum ?? []).filter((id): id is string => typeof id === 'string');

@@ -4,3 +4,4 @@ export * from './demo';
 export * from './tts-emulator';
 export * from './s3-emulator';
 export * from './realtime-transcription';
+export * from './demo-calendar';

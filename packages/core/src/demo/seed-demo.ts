@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createApiKey, hashApiKey } from '../auth/api-keys';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { FlowDefinition } from '../flows/schema';
-import { APPOINTMENT_FLOW } from '../flows/templates';
+import { APPOINTMENT_CALENDAR_URL, APPOINTMENT_FLOW } from '../flows/templates';
 
 /** Fixed ids make the seed idempotent: running it again finds the same rows. */
 export const DEMO = {
@@ -35,7 +35,16 @@ export interface SeedDemoResult {
  */
 export async function seedDemo(
   deps: CoreDeps,
-  { knownKey, knownPassword }: { knownKey?: string; knownPassword?: string } = {},
+  {
+    knownKey,
+    knownPassword,
+    calendarUrl,
+  }: {
+    knownKey?: string;
+    knownPassword?: string;
+    /** Where the demo flow asks for availability (the dev stack's calendar); the template's address otherwise. */
+    calendarUrl?: string;
+  } = {},
 ): Promise<SeedDemoResult> {
   const { db, clock } = deps;
   const now = clock.now();
@@ -58,7 +67,7 @@ export async function seedDemo(
     },
     update: {},
   });
-  await seedDemoFlowAgent(deps);
+  await seedDemoFlowAgent(deps, calendarUrl);
   for (const [index, number] of DEMO.numbers.entries()) {
     await db.phoneNumber.upsert({
       where: { number },
@@ -85,14 +94,35 @@ export async function seedDemo(
   return { ...seeded, apiKey: key, apiKeyCreated: true };
 }
 
+/** The calendar address of a flow's function node that asks for availability, if any. */
+function calendarOf(flow: FlowDefinition): string | undefined {
+  const node = flow.nodes.find(({ id }) => id === 'check_calendar');
+  return node?.type === 'function' ? node.function.url : undefined;
+}
+
 /**
- * The demo flow agent, built from the appointment template; one whose flow no longer parses (an older
- * demo's) is built again, as the next version.
+ * The demo flow agent, built from the appointment template, its calendar at `calendarUrl` when given. One
+ * whose flow no longer parses (an older demo's), or still asks the template's placeholder calendar when a
+ * real one is given, is built again as the next version; one the user changed otherwise is left alone.
  */
-async function seedDemoFlowAgent({ db, clock }: CoreDeps) {
-  const flow = APPOINTMENT_FLOW as Prisma.InputJsonValue;
+async function seedDemoFlowAgent({ db, clock }: CoreDeps, calendarUrl: string | undefined) {
+  const template = FlowDefinition.parse(APPOINTMENT_FLOW);
+  const wanted: FlowDefinition = {
+    ...template,
+    nodes: template.nodes.map((node) =>
+      node.type === 'function' && calendarUrl && node.function.url === APPOINTMENT_CALENDAR_URL
+        ? { ...node, function: { ...node.function, url: calendarUrl } }
+        : node,
+    ),
+  };
+  const flow = wanted as Prisma.InputJsonValue;
   const existing = await db.agent.findUnique({ where: { id: DEMO.flowAgentId } });
-  if (existing && FlowDefinition.safeParse(existing.flowDefinition).success) return;
+  const parsed = existing ? FlowDefinition.safeParse(existing.flowDefinition) : null;
+  if (parsed?.success) {
+    const url = calendarOf(parsed.data);
+    const placeholder = url === APPOINTMENT_CALENDAR_URL || url?.startsWith('https://127.0.0.1:');
+    if (!calendarUrl || !placeholder || url === calendarUrl) return;
+  }
   const now = clock.now();
   const version = (existing?.version ?? 0) + 1;
   const fields = { name: DEMO.flowAgentName, flowDefinition: flow, version, deployedAt: now };
