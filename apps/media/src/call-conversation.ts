@@ -26,7 +26,7 @@ import type { SileroVad } from './listening/silero-vad';
 import { DEFAULT_TRANSFER_WAIT_MS, type SessionLimits, type SessionProviders } from './conversation/options';
 import type { SessionFlow } from './conversation/flow-director';
 import type { Line } from './transport/line';
-import type { VoicemailRequests } from './voicemail-requests';
+import type { CallRequests } from './call-requests';
 
 export interface CallConversationDeps {
   core: CoreDeps;
@@ -55,8 +55,8 @@ export function callOf(deps: CallConversationDeps, opener: LineOpener): string |
  * has not expired), the call is of the line's kind and has an agent, and no other line has taken it:
  * the agent with the call's variables, the session started, and at its end the conversation stored and
  * the call ended as it decided (at the carrier for a phone call; a web call's line closes). A phone call
- * whose agent leaves voicemail messages is held for their requests (voicemail-requests.ts) while its
- * conversation lasts. Else the reason the line is refused, and nothing is written.
+ * whose agent leaves voicemail messages is held for their requests, and a web call for an operator's
+ * hang-up (call-requests.ts), while its conversation lasts. Else the reason the line is refused, and nothing is written.
  */
 export async function startCallConversation(
   deps: CallConversationDeps,
@@ -68,7 +68,8 @@ export async function startCallConversation(
     webCalls: Set<string>;
     vad: SileroVad | null;
     noise: NoiseSuppression | null;
-    voicemail: VoicemailRequests;
+    voicemail: CallRequests<ConversationSession>;
+    hangUps: CallRequests<ConversationSession>;
   },
 ): Promise<{ refused: string } | undefined> {
   const callId = callOf(deps, opener);
@@ -160,6 +161,7 @@ export async function startCallConversation(
         running.sessions.delete(session);
         running.webCalls.delete(callId);
         running.voicemail.release(callId);
+        running.hangUps.release(callId);
       }
     },
     interruptions(counts) {
@@ -182,6 +184,8 @@ export async function startCallConversation(
   const started = session.start();
   // An answering machine's beep may come (or have come) for a phone call whose agent leaves messages.
   if (opener.kind === 'phone_call' && loaded.agent.voicemail) void running.voicemail.hold(callId, session);
+  // An operator may hang up (or have hung up) a web call: it has no carrier to end it at.
+  if (opener.kind === 'web_call') void running.hangUps.hold(callId, session);
   await started;
   return undefined;
 }

@@ -12,7 +12,7 @@ import { FrameClock } from './transport/frame-clock';
 import { acceptTwilioStream } from './transport/twilio-stream';
 import { acceptWebCall } from './transport/web-stream';
 import { briefColleague } from './transfer-briefing';
-import { VoicemailRequests } from './voicemail-requests';
+import { CallRequests } from './call-requests';
 
 /**
  * The media server: Twilio's media streams arrive on `/media/twilio` and browsers' web calls on
@@ -31,8 +31,9 @@ export type MediaServerDeps = CallConversationDeps & {
   /** How often the web calls' lines are said to be up (20 s unless given; tests shorten it). */
   heartbeatMs?: number;
   /**
-   * The database to listen on for voicemail requests (an answering machine's beep), from the first call
-   * whose agent leaves messages on; without it, a request is found only as a call's stream opens.
+   * The database to listen on for requests to the calls held (an answering machine's beep, an operator's
+   * hang-up of a web call), from the first call that may get one on; without it, a request is found only
+   * as a call's line opens.
    */
   databaseUrl?: string;
 };
@@ -87,8 +88,20 @@ export async function startMediaServer(
   // Idle connections stay open longer than a load balancer keeps its own (60 s on most; Fastify's 72 s,
   // as the api's): with Node's 5 s, a client reusing a connection as the server closed it got a reset.
   server.keepAliveTimeout = 72_000;
-  const voicemail = new VoicemailRequests(deps, deps.databaseUrl);
-  const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail };
+  const voicemail = new CallRequests<ConversationSession>(
+    deps,
+    'voicemail',
+    (session) => void session.leaveVoicemail(),
+    deps.databaseUrl,
+  );
+  // An operator's hang-up ends the conversation at once; a second one finds it finished already.
+  const hangUps = new CallRequests<ConversationSession>(
+    deps,
+    'hangUp',
+    (session) => void session.finish('agent_hangup'),
+    deps.databaseUrl,
+  );
+  const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail, hangUps };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).
   const heartbeat = setInterval(() => {
@@ -137,7 +150,7 @@ export async function startMediaServer(
       clearInterval(heartbeat);
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
-      await voicemail.stop();
+      await Promise.all([voicemail.stop(), hangUps.stop()]);
       await vad?.close();
       await noise?.close();
       for (const client of wss.clients) client.close(1001, 'media server stopping');

@@ -173,6 +173,35 @@ describe('talking to an agent from the browser', () => {
     await context.close();
   });
 
+  it('is hung up by an operator from the call page: the caller’s page ends as the agent hanging up', async () => {
+    await page.goto(`/app/agents/${stack.demo.agentId}`);
+    await page.getByRole('button', { name: 'Talk to this agent' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Connected/)
+      .waitFor({ timeout: 30_000 });
+    const live = await stack.deps.db.call.findFirstOrThrow({
+      where: { callType: 'web_call', conversationEndedAt: null, mediaStartedAt: { not: null } },
+      orderBy: { createdAt: 'desc' },
+    });
+    const { context, page: operator } = await stack.newPage();
+    try {
+      await signInAsDemo(operator, stack);
+      await operator.goto(`/app/calls/${live.id}`);
+      await operator.getByRole('button', { name: 'Hang up' }).click();
+      const asked = performance.now();
+      await page.getByRole('status').getByText('Call ended (agent_hangup)').waitFor({ timeout: 10_000 });
+      expect(performance.now() - asked).toBeLessThan(2_000);
+      // The operator's page follows the call to its end.
+      await operator.locator('.page-head').getByText('Agent hung up').waitFor({ timeout: 15_000 });
+      expect(await operator.getByRole('button', { name: 'Hang up' }).count()).toBe(0);
+      const row = await stack.deps.db.call.findUniqueOrThrow({ where: { id: live.id } });
+      expect([row.status, row.conversationEndReason]).toEqual(['agent_hangup', 'agent_hangup']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('writes Hebrew right to left: an agent prompt and a call transcript', async () => {
     const deps = stack.deps;
     await modifyAgent(deps, {

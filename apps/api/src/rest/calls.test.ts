@@ -245,6 +245,28 @@ describe('web-call-create (extension)', () => {
     });
   });
 
+  it('hangs up a web call through call-hangup: recorded for its media server; refused once it has ended', async () => {
+    const created = await create({ agent_id: alpha.agent.id });
+    const callId = created.json.call_id as string;
+    const hangUp = (key = alpha.key) =>
+      http(`${api.url}/functions/v1/call-hangup/${callId}`, { method: 'POST', key });
+    expect((await hangUp(beta.key)).status).toBe(404);
+    const res = await hangUp();
+    expect([res.status, res.json]).toEqual([200, { call_id: callId, call_status: 'initiated' }]);
+    const requested = await api.deps.db.call.findUniqueOrThrow({ where: { id: callId } });
+    expect(requested.hangupRequestedAt).not.toBeNull();
+    // Asked again before it has ended: the same request, unchanged.
+    expect((await hangUp()).status).toBe(200);
+    expect((await api.deps.db.call.findUniqueOrThrow({ where: { id: callId } })).hangupRequestedAt).toEqual(
+      requested.hangupRequestedAt,
+    );
+    // Its conversation over (the media server stored it): nothing is left to hang up.
+    await api.deps.db.call.update({ where: { id: callId }, data: { conversationEndedAt: new Date() } });
+    const ended = await hangUp();
+    expect(ended.status).toBe(409);
+    expect(ended.json.error).toMatch(/already ended/);
+  });
+
   it('rejects a bad or foreign agent and bad metadata, and writes nothing', async () => {
     const before = await api.deps.db.call.count();
     const cases: [unknown, number, RegExp | string][] = [

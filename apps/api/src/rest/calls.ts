@@ -7,6 +7,7 @@ import {
   CreateWebCallOutput,
   DialCallInput,
   DialCallOutput,
+  EndCallOutput,
   FullCall,
   ListCallsInput,
   OlderFullCall,
@@ -16,6 +17,7 @@ import {
   dialCallIdempotently,
   getCall,
   getOlderCall,
+  hangUpCall,
   listCalls,
   exportCallsCsv,
   listOlderCalls,
@@ -86,6 +88,19 @@ export const callRoutes = [
     errors: [404],
     handler: ({ deps, auth }, { params }) =>
       getCall(deps, { accountId: auth.accountId, callId: params.call_id }),
+  }),
+  defineRoute({
+    operationId: 'hangUpCall',
+    method: 'POST',
+    path: '/functions/v1/call-hangup/{call_id}',
+    summary:
+      'Extension: hang up a call in progress (a phone call at its carrier, a web call on the media server holding it); a connected call ends as agent_hangup',
+    tag: TAG,
+    params: CallIdParams,
+    response: EndCallOutput,
+    errors: [404, 409],
+    handler: ({ deps, auth }, { params }) =>
+      hangUpCall(deps, { accountId: auth.accountId, callId: params.call_id }),
   }),
   defineRoute({
     operationId: 'listCalls',

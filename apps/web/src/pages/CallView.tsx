@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorMessage, type Outputs } from '../api';
+import { TERMINAL_STATUSES } from '@voice/core/schemas';
 import { ConfirmButton } from '../components/ConfirmButton';
 import {
   callStatusLabel,
@@ -247,6 +248,28 @@ function CampaignLinks({ callId }: { callId: string }) {
   );
 }
 
+/**
+ * A call in progress hung up by the operator: a phone call at its carrier, a web call on the media server
+ * holding it; it ends as the agent hanging up (the page follows until it has).
+ */
+function HangUp({ callId, status }: { callId: string; status: string }) {
+  const queryClient = useQueryClient();
+  const hangUp = useMutation({
+    mutationFn: () => api.calls.hangup.mutate({ call_id: callId }),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['calls.get', callId] }),
+  });
+  if ((TERMINAL_STATUSES as readonly string[]).includes(status)) return null;
+  return (
+    <>
+      <button type="button" className="danger" onClick={() => hangUp.mutate()} disabled={hangUp.isPending}>
+        Hang up
+      </button>
+      {hangUp.isSuccess && <span role="status"> Hanging up…</span>}
+      <ErrorMessage error={hangUp.isError ? errorMessage(hangUp.error) : null} />
+    </>
+  );
+}
+
 /** A call: what was said, the recording, what was collected, its webhooks; deletion (dashboard only). */
 export function CallPage() {
   const { callId = '' } = useParams();
@@ -254,6 +277,11 @@ export function CallPage() {
   const call = useQuery({
     queryKey: ['calls.get', callId],
     queryFn: () => api.calls.get.query({ call_id: callId }),
+    // A call in progress is followed until it ends.
+    refetchInterval: (query) => {
+      const status = query.state.data?.call_status;
+      return status && !(TERMINAL_STATUSES as readonly string[]).includes(status) ? 1_000 : false;
+    },
   });
   const cutEntries = useQuery({
     queryKey: ['calls.cutEntries', callId],
@@ -301,6 +329,7 @@ export function CallPage() {
           <span className="visually-hidden"> ({data.call_id})</span>
         </h1>
         <span className={`status status-${data.call_status}`}>{callStatusLabel(data.call_status)}</span>
+        <HangUp callId={callId} status={data.call_status} />
       </div>
       <dl className="details">
         <div>

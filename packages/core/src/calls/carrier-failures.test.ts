@@ -14,7 +14,7 @@ import { applyCarrierEvents, endCallAtCarrier, placeCall, recordCarrierCallId } 
 import type { CallRuntime } from './call-runtime';
 import { deterministicConversationEngine } from './simulated/conversation';
 import { dialCall } from './dial-call';
-import { pendingVoicemailRequests, requestVoicemailMessage } from './voicemail-requests';
+import { pendingVoicemailRequests, requestVoicemailMessage } from './call-requests';
 
 /**
  * Carrier failures settle; nothing hangs. Each test injects the carrier's error at one request and

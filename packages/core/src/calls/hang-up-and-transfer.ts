@@ -1,14 +1,17 @@
+import { z } from 'zod';
 import type { CallStatus } from '@voice/db';
 import { transferDestination } from '../agents/agent-view';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import type { ServiceEnd } from '../telephony/carrier';
+import { requestWebCallHangUp } from './call-requests';
 import { loadCall } from './get-call';
-import { TERMINAL_STATUSES } from './schemas';
+import { CALL_STATUSES, TERMINAL_STATUSES } from './schemas';
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
 /** The call's status when the request was handed over; the call ends once the carrier confirms. */
+export const EndCallOutput = z.object({ call_id: z.string().uuid(), call_status: z.enum(CALL_STATUSES) });
 export type EndCallOutput = { call_id: string; call_status: CallStatus };
 
 async function requestEnd(
@@ -20,7 +23,7 @@ async function requestEnd(
   if (TERMINAL.has(call.status))
     throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
   if (call.callType === 'web_call')
-    throw new AppError('CONFLICT', 'A web call is ended by its browser or its agent, not at a carrier');
+    throw new AppError('CONFLICT', 'A web call cannot be transferred: it has no carrier');
   const end = await request(call);
   if (!(await deps.workflows.endCall(call.id, end)))
     throw new AppError('CONFLICT', 'The call has already ended');
@@ -30,9 +33,20 @@ async function requestEnd(
 /**
  * An operator hangs up a call in progress: its workflow asks the carrier to end it (Twilio: the call
  * updated to `completed`). A connected call ends as `agent_hangup`; one still ringing as never answered.
+ * A web call has no carrier: the request is recorded on the call and heard by the media server holding
+ * its conversation (call-requests.ts), which ends it as `agent_hangup` at once; one whose browser has
+ * not connected yet ends so as soon as it does.
  */
-export function hangUpCall(deps: CoreDeps, ids: { accountId: string; callId: string }) {
-  return requestEnd(deps, ids, async () => ({ action: 'hang_up', reason: 'agent_hangup' }));
+export async function hangUpCall(
+  deps: CoreDeps,
+  ids: { accountId: string; callId: string },
+): Promise<EndCallOutput> {
+  const call = await loadCall(deps.db, ids.accountId, ids.callId);
+  if (call.callType !== 'web_call')
+    return requestEnd(deps, ids, async () => ({ action: 'hang_up', reason: 'agent_hangup' }));
+  if (TERMINAL.has(call.status) || !(await requestWebCallHangUp(deps, call.id)))
+    throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
+  return { call_id: call.id, call_status: call.status };
 }
 
 /**

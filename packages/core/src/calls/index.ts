@@ -27,5 +27,5 @@ export * from './incoming-calls';
 export * from './recording-store';
 export * from './call-agent';
 export * from './flow-test-call';
-export * from './voicemail-requests';
+export * from './call-requests';
 export * from './warm-transfers';

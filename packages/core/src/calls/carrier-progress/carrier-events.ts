@@ -6,7 +6,7 @@ import { advance, awaitingEvents, later, type CallProgress } from './call-progre
 import { endAsKept, endWhenHeard } from './conversation-wait';
 import { afterDial } from './place-call';
 import { endByService } from './service-end';
-import { requestVoicemailMessage } from '../voicemail-requests';
+import { requestVoicemailMessage } from '../call-requests';
 
 /** Asks the carrier where the call stands and records every transition since the last look. */
 export function checkCall(deps: CoreDeps & CallRuntime, callId: string): Promise<CallProgress> {
@@ -131,7 +131,7 @@ async function applyEvents(
  * An answering machine took the call (the carrier's detection waited for the end of its greeting, at
  * the beep), as the agent is set to meet one: `hang_up` and `retry_later` hang up (the agent ended the
  * call); `leave_message` asks the call's live conversation to speak the agent's message in its own
- * voice, then hang up (voicemail-requests.ts); `continue` lets the conversation go on.
+ * voice, then hang up (call-requests.ts); `continue` lets the conversation go on.
  */
 async function answerMachine(deps: CoreDeps & CallRuntime, call: Call, carrierCallId: string): Promise<void> {
   const agent = await deps.db.agent.findUniqueOrThrow({
