@@ -20,5 +20,14 @@ export default defineConfig({
       '/app/web-call-worklet.js': apiUrl,
     },
   },
-  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 300 },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    chunkSizeWarningLimit: 300,
+    rollupOptions: {
+      // The core's schemas (one import path, @voice/core/schemas) are declarations without side effects:
+      // a page takes the ones it uses, and the first load none it does not.
+      treeshake: { moduleSideEffects: (id) => !id.includes('/packages/core/src/') },
+    },
+  },
 });

@@ -2,28 +2,37 @@ import { useMutation } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
 import { NavLink, Navigate, Route, Routes, useNavigate } from 'react-router';
 import { api } from './api';
-import { EditAgentPage, NewAgentPage } from './pages/AgentForm';
-import { AgentsPage } from './pages/Agents';
-import { AnalyticsPage } from './pages/Analytics';
-import { ApiKeysPage } from './pages/ApiKeys';
-import { NewFlowAgentPage } from './pages/flow-builder/NewFlowAgent';
-import { KnowledgeBasesPage } from './pages/KnowledgeBases';
-import { CallPage } from './pages/CallView';
-import { CallsPage } from './pages/Calls';
-import { NewCampaignPage } from './pages/CampaignNew';
-import { CampaignPage } from './pages/CampaignView';
-import { CampaignsPage } from './pages/Campaigns';
-import { DoNotCallPage } from './pages/DoNotCall';
-import { NotFoundPage } from './pages/NotFound';
-import { PhoneNumbersPage } from './pages/PhoneNumbers';
-import { SignInPage } from './pages/SignIn';
-import { TestContactsPage } from './pages/TestContacts';
 import { RequireSession, useRememberSession, useSession } from './session';
 
-// The flow builder (and its canvas library) loads when it is opened.
-const FlowBuilderPage = lazy(() =>
-  import('./pages/flow-builder/FlowBuilder').then((module) => ({ default: module.FlowBuilderPage })),
-);
+/**
+ * Each page loads when it is first opened (its own chunk, with what only it uses: the flow builder's
+ * canvas, the analytics charts), so the first load carries the shell alone.
+ */
+function lazyPage<Name extends string>(
+  load: () => Promise<Record<Name, React.ComponentType>>,
+  name: Name,
+): React.ComponentType {
+  return lazy(async (): Promise<{ default: React.ComponentType }> => ({ default: (await load())[name] }));
+}
+
+const AgentsPage = lazyPage(() => import('./pages/Agents'), 'AgentsPage');
+const NewAgentPage = lazyPage(() => import('./pages/AgentForm'), 'NewAgentPage');
+const EditAgentPage = lazyPage(() => import('./pages/AgentForm'), 'EditAgentPage');
+const NewFlowAgentPage = lazyPage(() => import('./pages/flow-builder/NewFlowAgent'), 'NewFlowAgentPage');
+const FlowBuilderPage = lazyPage(() => import('./pages/flow-builder/FlowBuilder'), 'FlowBuilderPage');
+const KnowledgeBasesPage = lazyPage(() => import('./pages/KnowledgeBases'), 'KnowledgeBasesPage');
+const CallsPage = lazyPage(() => import('./pages/Calls'), 'CallsPage');
+const CallPage = lazyPage(() => import('./pages/CallView'), 'CallPage');
+const AnalyticsPage = lazyPage(() => import('./pages/Analytics'), 'AnalyticsPage');
+const CampaignsPage = lazyPage(() => import('./pages/Campaigns'), 'CampaignsPage');
+const NewCampaignPage = lazyPage(() => import('./pages/CampaignNew'), 'NewCampaignPage');
+const CampaignPage = lazyPage(() => import('./pages/CampaignView'), 'CampaignPage');
+const PhoneNumbersPage = lazyPage(() => import('./pages/PhoneNumbers'), 'PhoneNumbersPage');
+const DoNotCallPage = lazyPage(() => import('./pages/DoNotCall'), 'DoNotCallPage');
+const TestContactsPage = lazyPage(() => import('./pages/TestContacts'), 'TestContactsPage');
+const ApiKeysPage = lazyPage(() => import('./pages/ApiKeys'), 'ApiKeysPage');
+const NotFoundPage = lazyPage(() => import('./pages/NotFound'), 'NotFoundPage');
+const SignInPage = lazyPage(() => import('./pages/SignIn'), 'SignInPage');
 
 const SECTIONS = [
   { to: '/agents', label: 'Agents' },
@@ -42,14 +51,7 @@ const PAGES: { path: string; page: React.ReactNode }[] = [
   { path: '/agents', page: <AgentsPage /> },
   { path: '/agents/new', page: <NewAgentPage /> },
   { path: '/agents/new-flow', page: <NewFlowAgentPage /> },
-  {
-    path: '/agents/:agentId/flow',
-    page: (
-      <Suspense fallback={<p className="loading">Loading…</p>}>
-        <FlowBuilderPage />
-      </Suspense>
-    ),
-  },
+  { path: '/agents/:agentId/flow', page: <FlowBuilderPage /> },
   { path: '/agents/:agentId', page: <EditAgentPage /> },
   { path: '/knowledge', page: <KnowledgeBasesPage /> },
   { path: '/calls', page: <CallsPage /> },
@@ -107,7 +109,7 @@ function Layout({ children }: { children: React.ReactNode }) {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {children}
+        <Suspense fallback={<p className="loading">Loading…</p>}>{children}</Suspense>
       </main>
     </>
   );
@@ -140,7 +142,14 @@ export function App() {
   useHeadingTitle();
   return (
     <Routes>
-      <Route path="/sign-in" element={<SignInPage />} />
+      <Route
+        path="/sign-in"
+        element={
+          <Suspense fallback={<p className="loading">Loading…</p>}>
+            <SignInPage />
+          </Suspense>
+        }
+      />
       <Route path="/" element={<Navigate to="/calls" replace />} />
       {PAGES.map(({ path, page }) => (
         <Route key={path} path={path} element={<Signed>{page}</Signed>} />

@@ -381,6 +381,17 @@ describe('every page', () => {
     '/app/no-such-page',
   ];
 
+  it('loads the shell alone first: its main chunk under 300 KB, each page (and the schemas) when opened', async () => {
+    const html = await (await fetch(`${stack.api.url}/app/`)).text();
+    const main = /<script type="module"[^>]* src="(\/app\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(main).toBeDefined();
+    const bytes = (await (await fetch(`${stack.api.url}${main}`)).arrayBuffer()).byteLength;
+    expect(bytes).toBeLessThan(300 * 1024);
+    // What the first load takes besides (modulepreload): shared code, none of a page's own.
+    const preloaded = [...html.matchAll(/rel="modulepreload"[^>]* href="([^"]+)"/g)].map(([, path]) => path!);
+    expect(preloaded.filter((path) => /FlowBuilder|Analytics|CallView|schemas/.test(path))).toEqual([]);
+  });
+
   it('has no serious accessibility violations (axe-core), at 1280 px and at phone width without sideways scrolling', async () => {
     const campaign = await callApi(stack.api.url, '/functions/v1/campaign-create', {
       method: 'POST',
