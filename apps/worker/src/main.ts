@@ -9,7 +9,7 @@ import {
   systemResolver,
   insecureMediaStreamUrl,
 } from '@voice/core';
-import { createDb } from '@voice/db';
+import { createDb, leadership } from '@voice/db';
 import { openAiLanguageModel } from '@voice/providers/llm';
 import { llmSettingsFromEnv } from '@voice/providers/llm-env';
 import { startTracing } from '@voice/telemetry/start';
@@ -18,7 +18,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadEnv } from './env';
 import { startHealthServer } from './health';
-import { startReconciler } from './reconciler';
+import { RECONCILER_LOCK, startReconciler } from './reconciler';
 import { startWorkflowRelay } from './relay';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { createCarrier } from './carrier';
@@ -70,11 +70,14 @@ const compaction = startCountCompaction(db, {
 });
 // Checks the invariants every minute and repairs what it safely can (docs/reliability.md).
 const registry = new Registry();
+// One worker at a time reconciles (an advisory lock); another takes over when it goes.
+const reconcilerLead = leadership(env.DATABASE_URL, RECONCILER_LOCK);
 const reconciler = startReconciler(deps, {
   intervalMs: env.RECONCILE_INTERVAL_MS,
   graceMs: env.RECONCILE_GRACE_MS,
   logger,
   registry,
+  lead: () => reconcilerLead.lead(),
 });
 const health = await startHealthServer(
   { worker, db, registry },
@@ -102,6 +105,7 @@ logger.info(
 await worker.run();
 await relay.stop();
 await reconciler.stop();
+await reconcilerLead.stop();
 await compaction.stop();
 health.closeAllConnections();
 health.close();

@@ -2,10 +2,14 @@ import { INVARIANTS, reconcile, type CallRuntime, type CoreDeps, type ReconcileR
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
+/** The advisory lock the workers' reconcilers share: one of them runs the passes at a time. */
+export const RECONCILER_LOCK = 'voice-reconciler';
+
 /**
  * Runs the reconciler every `intervalMs` (docs/reliability.md): checks the invariants, repairs what it
- * safely can, logs each violation and counts them on the worker's /metrics. Several workers may run it
- * at once: every repair is conditional and idempotent.
+ * safely can, logs each violation and counts them on the worker's /metrics. With `lead`, a pass runs only
+ * while this worker leads (the workers share RECONCILER_LOCK, so one of them reconciles and the others
+ * wait to take over); every repair is conditional and idempotent all the same.
  */
 export function startReconciler(
   deps: CoreDeps & CallRuntime,
@@ -14,8 +18,15 @@ export function startReconciler(
     graceMs,
     logger,
     registry,
-  }: { intervalMs: number; graceMs: number; logger: Logger; registry: Registry },
-): { stop(): Promise<void>; last(): ReconcileReport | null } {
+    lead,
+  }: {
+    intervalMs: number;
+    graceMs: number;
+    logger: Logger;
+    registry: Registry;
+    lead?: () => Promise<boolean>;
+  },
+): { stop(): Promise<void>; last(): ReconcileReport | null; passes(): number } {
   const found = new Counter({
     name: 'voice_invariant_violations_total',
     help: 'Invariant violations the reconciler found',
@@ -44,10 +55,20 @@ export function startReconciler(
     repaired.inc({ invariant }, 0);
     current.set({ invariant }, 0);
   }
+  const leading = new Gauge({
+    name: 'voice_reconciler_leading',
+    help: 'Whether this worker runs the reconciler passes (1) or waits to take over (0)',
+    registers: [registry],
+  });
   let last: ReconcileReport | null = null;
+  let passes = 0;
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const pass = async () => {
+    const leads = lead ? await lead() : true;
+    leading.set(leads ? 1 : 0);
+    if (!leads) return;
+    passes += 1;
     try {
       const report = await reconcile(deps, { graceMs, repair: deps });
       last = report;
@@ -76,5 +97,6 @@ export function startReconciler(
       await running;
     },
     last: () => last,
+    passes: () => passes,
   };
 }

@@ -1,5 +1,6 @@
 export { createDb } from './client';
 export { listen, type Listener, type ListenOptions } from './listen';
+export { leadership, type Leadership } from './leadership';
 export type { Db, CreateDbOptions } from './client';
 export {
   Prisma,
