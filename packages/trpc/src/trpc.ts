@@ -1,10 +1,9 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import {
   assertSafeInput,
-  authenticate,
-  authenticateSession,
+  authenticateRequest,
   describeIssues,
-  isValidCsrfToken,
+  requireCsrfToken as requireSessionCsrfToken,
   enforceRateLimit,
   isAppError,
   type RateLimitedOperation,
@@ -37,11 +36,15 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-/** Restates domain errors (AppError) as tRPC errors with the code from the one mapping table. */
-const domainErrors = t.middleware(async ({ next }) => {
+/**
+ * Restates domain errors (AppError) as tRPC errors with the code from the one mapping table, their
+ * headers (a refusal's Retry-After) on the response as REST puts them.
+ */
+const domainErrors = t.middleware(async ({ ctx, next }) => {
   const result = await next();
   if (!result.ok && isAppError(result.error.cause)) {
     const cause = result.error.cause;
+    for (const [name, value] of Object.entries(cause.headers)) ctx.setHeader?.(name, value);
     throw new TRPCError({ code: cause.trpcCode, message: cause.message, cause });
   }
   return result;
@@ -51,34 +54,20 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(domainErrors);
 
-/** Draws on the rate limits; the headers go on the response, a 429 carries Retry-After as well. */
+/** Draws on the rate limits; the headers go on the response (a 429's, Retry-After too: domainErrors). */
 async function rateLimit(ctx: TrpcContext, auth: AuthContext, operation: RateLimitedOperation) {
-  try {
-    const headers = await enforceRateLimit(ctx.deps, auth, operation);
-    for (const [name, value] of Object.entries(headers)) ctx.setHeader?.(name, value);
-  } catch (error) {
-    if (isAppError(error))
-      for (const [name, value] of Object.entries(error.headers)) ctx.setHeader?.(name, value);
-    throw error;
-  }
-}
-
-/**
- * Who makes the request: the `Authorization` header (API key or JWT) when there is one, else the
- * dashboard's session cookie, which on a mutation must come with the session's CSRF token.
- */
-async function authenticateRequest(ctx: TrpcContext, type: 'query' | 'mutation' | 'subscription') {
-  if (ctx.authorization !== undefined || ctx.sessionToken === undefined)
-    return authenticate(ctx.deps, ctx.authorization);
-  const { user: _user, ...auth } = await authenticateSession(ctx.deps, ctx.sessionToken);
-  if (type === 'mutation') requireCsrfToken(ctx);
-  return auth;
+  const headers = await enforceRateLimit(ctx.deps, auth, operation);
+  for (const [name, value] of Object.entries(headers)) ctx.setHeader?.(name, value);
 }
 
 /** A state-changing request made with the session cookie must carry the session's CSRF token. */
 export function requireCsrfToken({ deps, sessionToken, csrfToken }: TrpcContext): void {
-  if (sessionToken !== undefined && !isValidCsrfToken(deps.config.jwtSecret, sessionToken, csrfToken))
-    throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or invalid CSRF token' });
+  try {
+    requireSessionCsrfToken(deps, sessionToken, csrfToken);
+  } catch (error) {
+    if (isAppError(error)) throw new TRPCError({ code: 'FORBIDDEN', message: error.message });
+    throw error;
+  }
 }
 
 /**
@@ -86,7 +75,8 @@ export function requireCsrfToken({ deps, sessionToken, csrfToken }: TrpcContext)
  * account to the context.
  */
 export const accountProcedure = publicProcedure.use(async ({ ctx, next, getRawInput, type }) => {
-  const auth = await authenticateRequest(ctx, type);
+  // Who makes the request: the one rule the REST routes follow too (a mutation is a change).
+  const auth = await authenticateRequest(ctx.deps, ctx, { changes: type === 'mutation' });
   await rateLimit(ctx, auth, { request: true, dial: false });
   assertSafeInput(await getRawInput(), 'input');
   return next({ ctx: { auth, accountId: auth.accountId } });

@@ -4,6 +4,7 @@ import {
   createApiKey,
   followAuthChanges,
   setAccountLimits,
+  SIGN_INS_PER_EMAIL_PER_MINUTE,
   type RateLimitStore,
 } from '@voice/core';
 import { redisRateLimitStore } from '@voice/core/redis';
@@ -132,6 +133,27 @@ describe('rate limits', () => {
     const listed = await listAgents(api.url, key);
     expect(listed.status).toBe(200);
     expect(listed.headers.get('ratelimit-limit')).toBe('100');
+  });
+
+  it('counts sign-in attempts across api instances: an email’s 21st in a minute is refused on either', async () => {
+    const signIn = (url: string) =>
+      http(`${url}/trpc/session.signIn`, {
+        method: 'POST',
+        body: { email: 'shared@limits.example', password: 'guess' },
+      });
+    // Twenty wrong passwords, alternately on each instance: refused as wrong, not as too many.
+    for (let attempt = 0; attempt < SIGN_INS_PER_EMAIL_PER_MINUTE; attempt += 1) {
+      const res = await signIn(attempt % 2 === 0 ? api.url : secondUrl);
+      expect(res.status, `attempt ${attempt + 1}`).toBe(401);
+    }
+    for (const url of [api.url, secondUrl]) {
+      const refused = await signIn(url);
+      expect(refused.status).toBe(429);
+      expect(refused.json.error).toMatchObject({
+        message: expect.stringMatching(/^Too many sign-in attempts/),
+      });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
   });
 
   it('limits tRPC procedures with the same buckets and headers', async () => {

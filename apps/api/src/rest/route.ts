@@ -2,13 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
-  AppError,
   CSRF_HEADER,
   SESSION_COOKIE,
   assertSafeInput,
-  authenticate,
-  authenticateSession,
-  isValidCsrfToken,
+  authenticateRequest,
   enforceRateLimit,
   parseInput,
   type AuthContext,
@@ -88,20 +85,25 @@ export function defineRoute<
 
 export const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** The request's account: its `Authorization` header, or on a dashboardSessions route its session. */
-async function authenticateRoute(
+/**
+ * The request's account: its `Authorization` header, or on a dashboardSessions route its session (with
+ * its CSRF token, as every route here may change something): tRPC's rule (authenticateRequest).
+ */
+function authenticateRoute(
   deps: CoreDeps,
   route: AnyRestRoute,
   headers: FastifyRequest['headers'],
 ): Promise<AuthContext> {
-  const session = readCookie(headers.cookie, SESSION_COOKIE);
-  if (!route.dashboardSessions || headers.authorization !== undefined || session === undefined)
-    return authenticate(deps, headers.authorization);
-  const { user: _user, ...auth } = await authenticateSession(deps, session);
   const csrf = headers[CSRF_HEADER];
-  if (!isValidCsrfToken(deps.config.jwtSecret, session, typeof csrf === 'string' ? csrf : undefined))
-    throw new AppError('FORBIDDEN', 'Missing or invalid CSRF token');
-  return auth;
+  return authenticateRequest(
+    deps,
+    {
+      authorization: headers.authorization,
+      sessionToken: readCookie(headers.cookie, SESSION_COOKIE),
+      csrfToken: typeof csrf === 'string' ? csrf : undefined,
+    },
+    { changes: true, sessions: route.dashboardSessions === true },
+  );
 }
 
 export function registerRestRoutes(

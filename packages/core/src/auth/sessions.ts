@@ -4,6 +4,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import type { AuthContext } from '../ports';
 import { hashPassword, verifyPassword } from './passwords';
+import { authenticate } from './authenticate';
 import { Password, type SignInInput } from './schemas';
 
 /**
@@ -193,6 +194,43 @@ export async function authenticateSession(
     },
     user: { id: user.id, email: user.email, name: user.name },
   };
+}
+
+/** What a request carries that says who makes it. */
+export interface RequestCredentials {
+  /** The `Authorization` header: an API key or a dashboard JWT. */
+  authorization: string | undefined;
+  /** The dashboard's session cookie, and the CSRF token the page sends with it. */
+  sessionToken: string | undefined;
+  csrfToken: string | undefined;
+}
+
+/**
+ * Who makes a request, for the api's two layers alike (tRPC procedures, REST routes that take the
+ * dashboard's session): its `Authorization` header (an API key or a JWT) when it has one, else the
+ * dashboard's session cookie, which on a request that changes something must come with the session's
+ * CSRF token (403 otherwise). `sessions: false` (a REST route for API clients alone) reads the header only.
+ */
+export async function authenticateRequest(
+  deps: CoreDeps,
+  { authorization, sessionToken, csrfToken }: RequestCredentials,
+  { changes, sessions = true }: { changes: boolean; sessions?: boolean },
+): Promise<AuthContext> {
+  if (!sessions || authorization !== undefined || sessionToken === undefined)
+    return authenticate(deps, authorization);
+  const { user: _user, ...auth } = await authenticateSession(deps, sessionToken);
+  if (changes) requireCsrfToken(deps, sessionToken, csrfToken);
+  return auth;
+}
+
+/** A state-changing request made with the session cookie must carry the session's CSRF token. */
+export function requireCsrfToken(
+  { config }: CoreDeps,
+  sessionToken: string | undefined,
+  csrfToken: string | undefined,
+): void {
+  if (sessionToken !== undefined && !isValidCsrfToken(config.jwtSecret, sessionToken, csrfToken))
+    throw new AppError('FORBIDDEN', 'Missing or invalid CSRF token');
 }
 
 /** The signed-in user and account, with the CSRF token the page sends back. */

@@ -8,7 +8,10 @@ import {
   SIGN_IN_REFUSED,
   SIGN_INS_PER_EMAIL_PER_MINUTE,
   SIGN_INS_PER_IP_PER_MINUTE,
+  authenticateRequest,
+  csrfTokenFor,
   signIn,
+  type RequestCredentials,
 } from './sessions';
 
 /**
@@ -106,4 +109,39 @@ describe('sign-in', () => {
       ),
     ).toMatch(/^UNAUTHORIZED/);
   }, 60_000);
+});
+
+describe('who makes a request (both layers of the api)', () => {
+  it('reads the Authorization header first, else the session, whose changes need its CSRF token', async () => {
+    const { account } = await createAccount(deps, { name: 'Requests' });
+    await createUser(deps, { accountId: account.id, email: 'bob@requests.example', password: PASSWORD });
+    const { token } = await signIn(deps, { email: 'bob@requests.example', password: PASSWORD });
+    const csrf = csrfTokenFor(deps.config.jwtSecret, token);
+    const by = (credentials: Partial<RequestCredentials>, rules: { changes: boolean; sessions?: boolean }) =>
+      refusal(
+        authenticateRequest(
+          deps,
+          { authorization: undefined, sessionToken: undefined, csrfToken: undefined, ...credentials },
+          rules,
+        ).then((auth) => {
+          if (auth.accountId !== account.id) throw new Error('another account');
+        }),
+      );
+    expect(await by({ sessionToken: token }, { changes: false })).toBe('signed in');
+    expect(await by({ sessionToken: token, csrfToken: csrf }, { changes: true })).toBe('signed in');
+    expect(await by({ sessionToken: token }, { changes: true })).toBe(
+      'FORBIDDEN: Missing or invalid CSRF token',
+    );
+    expect(await by({ sessionToken: token, csrfToken: 'forged' }, { changes: true })).toBe(
+      'FORBIDDEN: Missing or invalid CSRF token',
+    );
+    // A route for API clients alone takes no session; a header, when sent, is what is read.
+    expect(await by({ sessionToken: token, csrfToken: csrf }, { changes: true, sessions: false })).toBe(
+      'UNAUTHORIZED: Unauthorized',
+    );
+    expect(await by({ authorization: 'Bearer nope', sessionToken: token }, { changes: false })).toBe(
+      'UNAUTHORIZED: Unauthorized',
+    );
+    expect(await by({ sessionToken: 'vs_unknown' }, { changes: false })).toMatch(/^UNAUTHORIZED/);
+  });
 });
