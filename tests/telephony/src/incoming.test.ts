@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
-import { addPhoneNumber } from '@voice/core';
+import { addPhoneNumber, recordUnansweredIncomingCall, UNANSWERED_WEBHOOK_REASON } from '@voice/core';
+import { waitFor } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FROM, TelephonyStack } from './support/stack';
 
@@ -151,6 +152,49 @@ describe('incoming calls through Twilio', () => {
       await db.call.delete({ where: { id: inProgress.id } });
       await db.account.update({ where: { id: accountId }, data: { maxConcurrentCalls: null } });
     }
+  });
+
+  it('whose voice webhook is never answered: the number’s status callback leaves the call its row, ended', async () => {
+    // The api fails before the call's row is written (here: the webhook goes to a path that answers
+    // 404): Twilio ends the call itself, and only the number's status callback reaches the service.
+    const carrierCall = await stack.emulator.callIn({
+      from: CALLER,
+      to: FROM,
+      voiceUrl: `${stack.env.PUBLIC_URL}/carrier/twilio/not-answering`,
+      statusCallback,
+    });
+    expect(carrierCall.answer?.status).toBe(404);
+    await waitFor('the status callback', 10_000, async () =>
+      carrierCall.callbacks.some((sent) => sent.params.CallStatus === 'failed' && sent.status === 204),
+    );
+    const [row, ...more] = await callsFor(carrierCall.sid);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({
+      direction: 'incoming',
+      status: 'error',
+      disconnectionReason: 'failed',
+      fromNumber: CALLER,
+      toNumber: FROM,
+      agentId: stack.seeded.agent.id,
+    });
+    const events = await stack.deps.db.callEvent.findMany({
+      where: { callId: row!.id },
+      orderBy: { at: 'asc' },
+    });
+    expect(events.map((event) => [event.status, event.reason])).toEqual([
+      ['initiated', null],
+      ['error', UNANSWERED_WEBHOOK_REASON],
+    ]);
+    // Its workflow ran too (every call row has one): it recorded the end and stopped.
+    expect(await stack.client.workflow.getHandle(`call-${row!.id}`).result()).toEqual({ status: 'error' });
+
+    // The window between the callback's look-up and its insert: the webhook's own row committed in it.
+    // The insert meets that row (the carrier call id is unique), writes nothing, and says so.
+    const callback = carrierCall.callbacks.find((sent) => sent.params.CallStatus === 'failed')!;
+    expect(await recordUnansweredIncomingCall(stack.deps, callback.params, stack.emulator.accountSid)).toBe(
+      false,
+    );
+    expect(await callsFor(carrierCall.sid)).toHaveLength(1);
   });
 
   it('to a number the service does not have: the refusal, logged, and nothing kept', async () => {

@@ -12,6 +12,7 @@ import {
   carrierEventFromStatusCallback,
 } from '../telephony/twilio/status-callback';
 import { recordCarrierCallId } from './carrier-progress';
+import { recordUnansweredIncomingCall } from './incoming-calls';
 
 export interface TwilioCallback extends TwilioRequest {
   /** The call id of the callback's path; none on a number's own status callback (incoming calls). */
@@ -25,7 +26,9 @@ export interface TwilioCallback extends TwilioRequest {
  * change it reports, a machine detection callback (async AMD) as who answered. The call is the one
  * the callback's path names, or, for a number's own status callback (incoming calls), the one with
  * the callback's CallSid. A bad or missing signature is FORBIDDEN; a call that does not exist, or
- * goes through another Twilio account than the one signing, is NOT_FOUND; neither changes anything.
+ * goes through another Twilio account than the one signing, is NOT_FOUND; neither changes anything,
+ * except a number's final status callback about a call to it the service never answered (its voice
+ * webhook timed out or failed before the call's row was written): that call gets its row, ended.
  */
 export async function receiveTwilioCallback(
   deps: CoreDeps,
@@ -35,14 +38,20 @@ export async function receiveTwilioCallback(
   const accountSid = await checkTwilioSignature(deps, callback);
   const { callId } = callback;
   const select = { id: true, direction: true, fromNumber: true, toNumber: true } as const;
-  const found =
+  const carrierCallId = callback.params.CallSid;
+  const bySid = () =>
+    carrierCallId ? deps.db.call.findUnique({ where: { carrierCallId }, select }) : Promise.resolve(null);
+  let found =
     callId === null
-      ? callback.params.CallSid
-        ? await deps.db.call.findUnique({ where: { carrierCallId: callback.params.CallSid }, select })
-        : null
+      ? await bySid()
       : isUuid(callId)
         ? await deps.db.call.findUnique({ where: { id: callId }, select })
         : null;
+  // A number's call the service never answered (its row never written): recorded now, as it ended.
+  if (!found && callId === null && kind === 'status') {
+    if (await recordUnansweredIncomingCall(deps, callback.params, accountSid)) return;
+    found = await bySid();
+  }
   const call =
     found && (await twilioAccountSidOfNumber(deps, serviceNumberOf(found))) === accountSid ? found : null;
   if (!call)

@@ -105,23 +105,7 @@ export async function answerTwilioCall(
     return answered(await answerFor(deps, existing, agent?.language));
   }
 
-  let toNumber: string | null = null;
-  try {
-    toNumber = parseE164(to, 'To');
-  } catch {
-    // Not a phone number: not one of the service's either.
-  }
-  const found = toNumber
-    ? await deps.db.phoneNumber.findUnique({
-        where: { number: toNumber },
-        include: { agent: true, carrierConnection: { select: { carrierAccountId: true } } },
-      })
-    : null;
-  // A number is the service's through one Twilio account: the connection that has it, or the deployment's.
-  const number =
-    found && (found.carrierConnection?.carrierAccountId ?? deps.config.twilio?.accountSid) === accountSid
-      ? found
-      : null;
+  const number = await serviceNumber(deps, to, accountSid);
   if (!number) return { twiml: await refusal(REFUSAL.unknown), unknownNumber: true };
 
   const { agent } = number;
@@ -182,6 +166,86 @@ export async function answerTwilioCall(
     { id: callId, accountId: number.accountId, agentId: takesCall ? agent.id : null, campaignId: null },
   ]);
   return answered(await answerFor(deps, created, takesCall ? agent.language : undefined));
+}
+
+/** The service's number `to`, with its agent, when it is one through this Twilio account; else null. */
+async function serviceNumber(deps: CoreDeps, to: string, accountSid: string) {
+  let toNumber: string;
+  try {
+    toNumber = parseE164(to, 'To');
+  } catch {
+    return null; // Not a phone number: not one of the service's either.
+  }
+  const found = await deps.db.phoneNumber.findUnique({
+    where: { number: toNumber },
+    include: { agent: true, carrierConnection: { select: { carrierAccountId: true } } },
+  });
+  // A number is the service's through one Twilio account: the connection that has it, or the deployment's.
+  return found && (found.carrierConnection?.carrierAccountId ?? deps.config.twilio?.accountSid) === accountSid
+    ? found
+    : null;
+}
+
+/** The last transition's reason of an incoming call whose voice webhook was never answered. */
+export const UNANSWERED_WEBHOOK_REASON = 'voice_webhook_unanswered';
+
+/** Twilio's final statuses of a call (a number's status callback comes with one of them). */
+const FINAL_STATUSES = new Set(['completed', 'busy', 'no-answer', 'canceled', 'failed']);
+
+/**
+ * A number's status callback about a call the service has no row for: its voice webhook was never
+ * answered (the api timed out, failed, or stopped before the call's row committed), so Twilio ended the
+ * call without the service. The call still gets its row: `incoming`, ended `error` (`failed`, its last
+ * transition's reason `voice_webhook_unanswered`), and its workflow, which records the end. False when the
+ * callback is not a final one about one of the service's numbers through this Twilio account, or when the
+ * webhook's own row committed meanwhile (the caller then finds it).
+ */
+export async function recordUnansweredIncomingCall(
+  deps: CoreDeps,
+  params: Readonly<Record<string, string>>,
+  accountSid: string,
+): Promise<boolean> {
+  const { CallSid: carrierCallId, From: from, To: to, CallStatus: status } = params;
+  if (!carrierCallId || !from || !to || !status || !FINAL_STATUSES.has(status)) return false;
+  const number = await serviceNumber(deps, to, accountSid);
+  if (!number) return false;
+  const now = deps.clock.now();
+  const callId = randomUUID();
+  const testContact = await deps.db.testContact.findFirst({
+    where: inAccount(number.accountId, { phoneNumber: from }),
+  });
+  try {
+    await deps.db.call.create({
+      data: {
+        id: callId,
+        accountId: number.accountId,
+        agentId: number.agent?.id ?? null,
+        agentVersion: number.agent?.version ?? null,
+        direction: 'incoming',
+        fromNumber: from,
+        toNumber: number.number,
+        isTestCall: testContact !== null,
+        carrierCallId,
+        createdAt: now,
+        status: 'error',
+        disconnectionReason: 'failed',
+        endedAt: now,
+        events: {
+          create: [
+            { status: 'initiated', at: now },
+            { status: 'error', at: now, reason: UNANSWERED_WEBHOOK_REASON },
+          ],
+        },
+      },
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P2002') return false;
+    throw error;
+  }
+  await startCallWorkflows(deps, [
+    { id: callId, accountId: number.accountId, agentId: number.agent?.id ?? null, campaignId: null },
+  ]);
+  return true;
 }
 
 /** The answer for an incoming call's row: its stream, or the refusal it ended with. */
