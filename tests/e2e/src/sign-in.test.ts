@@ -54,7 +54,8 @@ describe('dashboard sign-in', () => {
     ]) {
       await page.goto(path);
       await expect.poll(() => new URL(page.url()).pathname).toBe('/app/sign-in');
-      await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+      // The sign-in page's code loads when it is first opened (its own chunk).
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     }
 
     await page.goto('/app/agents');
