@@ -204,6 +204,36 @@ describe('a media stream', () => {
     await stream.stop();
   });
 
+  it('speaks over the agent a set time into its answer, however long the answer took to begin', async () => {
+    // The agent begins 700 ms after the callee's words (a slow answer), then talks on; the callee speaks
+    // again once 400 ms of it has played.
+    let playedWhenSpeaking = -1;
+    const { stream, session } = await open([
+      { pauseMs: 100 },
+      { untilAgentSpokeMs: 400 },
+      { reached: () => (playedWhenSpeaking = stream.record.played().length) },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(playedWhenSpeaking).toBe(-1);
+    const pace = setInterval(
+      () =>
+        toService(stream, session, {
+          event: 'media',
+          media: { payload: Buffer.alloc(160, 0x20).toString('base64') },
+        }),
+      20,
+    );
+    try {
+      await until(() => playedWhenSpeaking >= 0);
+    } finally {
+      clearInterval(pace);
+    }
+    // 400 ms of the answer had played (20 frames of 160 bytes), no less.
+    expect(playedWhenSpeaking).toBeGreaterThanOrEqual(20 * 160);
+    expect(playedWhenSpeaking).toBeLessThanOrEqual(22 * 160);
+    await stream.stop();
+  });
+
   it('reports a stream that cannot connect', async () => {
     const stream = openMediaStream({
       url: 'ws://127.0.0.1:1/media/twilio',

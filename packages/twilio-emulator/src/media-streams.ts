@@ -27,6 +27,11 @@ export type CalleeTurn =
    * the callee waits for the agent to finish, however long the agent took to begin.
    */
   | { untilAgentQuietMs: number }
+  /**
+   * Silence until this much of the agent's audio has played since the callee's last words: the callee
+   * speaks over an answer a set time into it, however long the agent took to begin.
+   */
+  | { untilAgentSpokeMs: number }
   /** Called once everything queued before it has been sent (an answering machine's beep ended). */
   | { reached: () => void };
 
@@ -86,14 +91,19 @@ const FRAME_MS = 20;
 const BYTES_PER_MS = 8;
 const FRAME_BYTES = FRAME_MS * BYTES_PER_MS;
 
-type Inbound = Buffer | { dtmf: string } | { untilAgentQuietMs: number } | { reached: () => void };
+type Inbound =
+  | Buffer
+  | { dtmf: string }
+  | { untilAgentQuietMs: number }
+  | { untilAgentSpokeMs: number }
+  | { reached: () => void };
 
 async function render(turn: CalleeTurn): Promise<Inbound> {
   if ('audio' in turn) return turn.audio;
   if ('wav' in turn) return wavToMulaw(turn.wav);
   if ('text' in turn) return speak(turn.text, turn.voice);
   if ('pauseMs' in turn) return Buffer.alloc(Math.round(turn.pauseMs * BYTES_PER_MS), MULAW_SILENCE);
-  if ('untilAgentQuietMs' in turn || 'reached' in turn) return turn;
+  if ('untilAgentQuietMs' in turn || 'untilAgentSpokeMs' in turn || 'reached' in turn) return turn;
   return { dtmf: turn.dtmf };
 }
 
@@ -132,6 +142,8 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
   /** When the callee last sent audio (words or a pause) and last heard the service's. */
   let calleeSpokeAt = 0;
   let agentHeardAt = 0;
+  /** How much of the agent's audio has played since the callee's last words (ms). */
+  let agentPlayedMs = 0;
   /** The clock's runs (each a timer firing), and the one in which the agent was first found quiet. */
   let runs = 0;
   let quietRun: number | null = null;
@@ -172,6 +184,11 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
         inbound.shift();
         continue;
       }
+      if ('untilAgentSpokeMs' in head) {
+        if (agentPlayedMs < head.untilAgentSpokeMs) break;
+        inbound.shift();
+        continue;
+      }
       if ('reached' in head) {
         inbound.shift();
         head.reached();
@@ -180,6 +197,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       const { dtmf } = inbound.shift() as { dtmf: string };
       // A key pressed is the callee's turn as words are.
       calleeSpokeAt = performance.now();
+      agentPlayedMs = 0;
       send({
         event: 'dtmf',
         streamSid,
@@ -195,6 +213,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       const taken = head.copy(frame, filled, 0, Math.min(head.length, FRAME_BYTES - filled));
       filled += taken;
       calleeSpokeAt = performance.now();
+      agentPlayedMs = 0;
       if (taken === head.length) inbound.shift();
       else inbound[0] = head.subarray(taken);
     }
@@ -224,6 +243,7 @@ export function openMediaStream(options: MediaStreamOptions): MediaStream {
       const played = head.audio.subarray(0, playing);
       playedAudio.push(played);
       agentHeardAt = performance.now();
+      agentPlayedMs += played.length / BYTES_PER_MS;
       playing -= played.length;
       if (played.length === head.audio.length) outbound.shift();
       else outbound[0] = { audio: head.audio.subarray(played.length), at: head.at };

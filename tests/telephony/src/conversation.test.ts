@@ -244,7 +244,13 @@ describe('a live conversation through Twilio', () => {
   it('barge-in: the callee speaking over a long answer clears the line, and the turn keeps what was played', async () => {
     const long =
       'We are open on Monday from eight. On Tuesday from nine. On Wednesday from ten. On Thursday from eleven. On Friday from noon.';
-    live.callee = [{ untilAgentQuietMs: 1_000 }, { text: SAID[0]! }, { pauseMs: 3_000 }, { text: SAID[1]! }];
+    // The callee speaks over the long answer a second and a half into it, however long it took to begin.
+    live.callee = [
+      { untilAgentQuietMs: 1_000 },
+      { text: SAID[0]! },
+      { untilAgentSpokeMs: 1_500 },
+      { text: SAID[1]! },
+    ];
     live.answers = [
       { say: long },
       { say: 'Of course. Goodbye!', toolCalls: [{ name: 'end_call', arguments: { goal_reached: false } }] },
