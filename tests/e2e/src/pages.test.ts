@@ -130,7 +130,7 @@ describe('agents', () => {
     await db().agent.update({ where: { id: DEMO.agentId }, data: { conversationSettings: {} } });
   });
 
-  it('duplicates an agent under a new name, and opens a flow agent in the flow builder', async () => {
+  it('duplicates an agent under a new name, edits a flow agent’s settings as its next version, and opens its flow', async () => {
     await page.goto(`/app/agents/${DEMO.agentId}`);
     await page.getByLabel('Name of the copy').fill('Receptionist, evenings');
     await page.getByRole('button', { name: 'Duplicate' }).click();
@@ -138,14 +138,31 @@ describe('agents', () => {
     const copy = await db().agent.findFirstOrThrow({ where: { name: 'Receptionist, evenings' } });
     expect(page.url()).toContain(`/app/agents/${copy.id}`);
 
-    // A flow agent is not edited as a prompt agent is: its flow is, in the builder.
+    // A flow agent's own settings are edited here (no prompt: its flow speaks), as its next version;
+    // its flow is edited in the builder.
     await page.goto(`/app/agents/${DEMO.flowAgentId}`);
     const builder = page.getByRole('link', { name: 'Open the flow builder' });
     await builder.waitFor();
-    expect(await page.getByRole('button', { name: 'Save agent' }).count()).toBe(0);
+    expect(await page.getByLabel('Prompt').count()).toBe(0);
+    await page.getByLabel('Welcome message').fill('Hello! This is the Demo Clinic, how can I help?');
+    await page.getByLabel('When an answering machine answers').selectOption('leave_message');
+    await page.getByLabel(/^Message left after the beep/).fill('Please call the Demo Clinic back.');
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.waitForURL('**/app/agents');
+    const saved = await db().agent.findUniqueOrThrow({ where: { id: DEMO.flowAgentId } });
+    expect([saved.version, saved.welcomeMessage, saved.voicemailAction, saved.voicemailMessage]).toEqual([
+      2,
+      'Hello! This is the Demo Clinic, how can I help?',
+      'leave_message',
+      'Please call the Demo Clinic back.',
+    ]);
+    await page.goto(`/app/agents/${DEMO.flowAgentId}`);
+    expect(await page.getByLabel(/^Message left after the beep/).inputValue()).toBe(
+      'Please call the Demo Clinic back.',
+    );
     await builder.click();
     await page.waitForURL(`**/app/agents/${DEMO.flowAgentId}/flow`);
-    await page.getByText('Version 1 · as published').waitFor();
+    await page.getByText('Version 2 · as published').waitFor();
     await expect.poll(() => page.getByLabel('Flow canvas').locator('.react-flow__node').count()).toBe(8);
   });
 });

@@ -8,6 +8,7 @@ import {
   openWebhookSecrets,
 } from '@voice/core';
 import { fakeResolver } from '@voice/core/testing';
+import { createCaller } from '@voice/trpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, seedAccount, startTestApi, type TestApi } from '../../test/harness';
 
@@ -651,6 +652,74 @@ describe('agent-modify', () => {
       for (const internal of ['internal-flow-text', 'internal-flow-host', 'internal-flow-secret', 'lookup'])
         expect(text).not.toContain(internal);
     }
+  });
+});
+
+describe('a flow agent’s own settings (tRPC, the dashboard’s)', () => {
+  it('are changed as its next version, its flow kept in a version row; a prompt or a variable its flow uses is refused', async () => {
+    const flow = await createFlowAgent(api.deps, {
+      accountId: alpha.account.id,
+      name: 'Settings flow',
+      language: 'en',
+      voice: 'en-steve',
+      welcome_message: 'Hello.',
+      variables_provided: [{ name: 'patient', description: 'who is called' }],
+      variables_extracted: [],
+      flow: {
+        start: 'greet',
+        nodes: [
+          { id: 'greet', type: 'say', speech: { kind: 'text', content: 'Hi {{patient}}.' } },
+          { id: 'bye', type: 'end' },
+        ],
+        edges: [{ id: 'e1', from: 'greet', to: 'bye', condition: { type: 'always' } }],
+      },
+    });
+    const trpc = createCaller({ deps: api.deps, requestId: 't', authorization: `Bearer ${alpha.key}` });
+    const changed = await trpc.agents.modify({
+      agent_id: flow.agent_id,
+      welcome_message: 'Hello from the clinic.',
+      voice: 'en-gabriel',
+      voicemail_action: 'leave_message',
+      voicemail_message: 'Please call the clinic back.',
+      variables_provided: [
+        { name: 'patient', description: 'who is called' },
+        { name: 'clinic', description: '', default: 'Smile' },
+      ],
+    });
+    expect(changed).toMatchObject({
+      welcome_message: 'Hello from the clinic.',
+      agent_type: 'conversationalFlow',
+    });
+    const row = await api.deps.db.agent.findUniqueOrThrow({ where: { id: flow.agent_id } });
+    expect([row.version, row.voicemailAction, row.voicemailMessage]).toEqual([
+      2,
+      'leave_message',
+      'Please call the clinic back.',
+    ]);
+    const versions = await api.deps.db.agentFlowVersion.findMany({
+      where: { agentId: flow.agent_id },
+      orderBy: { version: 'asc' },
+    });
+    expect(versions.map((version) => version.version)).toEqual([1, 2]);
+    expect(versions[1]!.definition).toEqual(versions[0]!.definition);
+
+    // Nothing changed: no version.
+    await trpc.agents.modify({ agent_id: flow.agent_id, welcome_message: 'Hello from the clinic.' });
+    expect((await api.deps.db.agent.findUniqueOrThrow({ where: { id: flow.agent_id } })).version).toBe(2);
+    // A prompt, and a given variable its flow speaks: refused, nothing written.
+    await expect(trpc.agents.modify({ agent_id: flow.agent_id, prompt: 'Be brief.' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^prompt: /),
+    });
+    await expect(
+      trpc.agents.modify({ agent_id: flow.agent_id, variables_provided: [] }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^variables_provided: .*patient/),
+    });
+    const after = await api.deps.db.agent.findUniqueOrThrow({ where: { id: flow.agent_id } });
+    expect([after.version, after.prompt]).toEqual([2, '']);
+    expect(await api.deps.db.agentFlowVersion.count({ where: { agentId: flow.agent_id } })).toBe(2);
   });
 });
 

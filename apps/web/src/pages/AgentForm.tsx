@@ -47,31 +47,6 @@ function DuplicateAgent({ agent }: { agent: Agent }) {
   );
 }
 
-/** A flow agent, shown as it is: its flow is edited in the flow builder (and never through the API). */
-function FlowAgentView({ agent }: { agent: Agent }) {
-  return (
-    <>
-      <p>
-        A conversational flow agent. <Link to={`/agents/${agent.agent_id}/flow`}>Open the flow builder</Link>
-      </p>
-      <dl className="details">
-        <dt>Language</dt>
-        <dd>{agent.language}</dd>
-        <dt>Voice</dt>
-        <dd>{agent.voice}</dd>
-        <dt>Welcome message</dt>
-        <dd dir="auto">{agent.welcome_message || '—'}</dd>
-        <dt>Given variables</dt>
-        <dd>{agent.variables_provided.map((variable) => variable.name).join(', ') || '—'}</dd>
-        <dt>Extracted variables</dt>
-        <dd>{agent.variables_extracted.map((variable) => variable.name).join(', ') || '—'}</dd>
-        <dt>Webhooks</dt>
-        <dd>{agent.webhooks.map((hook) => `${hook.name} → ${hook.url}`).join(', ') || '—'}</dd>
-      </dl>
-    </>
-  );
-}
-
 export function NewAgentPage() {
   return (
     <section>
@@ -90,7 +65,12 @@ export function EditAgentPage() {
     queryKey: ['agents.get', agentId],
     queryFn: () => api.agents.get.query({ agent_id: agentId }),
   });
+  const handling = useQuery({
+    queryKey: ['agents.callHandling', agentId],
+    queryFn: () => api.agents.callHandling.query({ agent_id: agentId }),
+  });
   if (agent.isError || !agent.data) return <Pending query={agent} />;
+  if (handling.isError || !handling.data) return <Pending query={handling} />;
   return (
     <section>
       <p>
@@ -100,10 +80,17 @@ export function EditAgentPage() {
       <AgentLatency agentId={agent.data.agent_id} />
       <TalkToAgent agentId={agent.data.agent_id} />
       {agent.data.agent_type === 'conversationalFlow' ? (
-        <FlowAgentView agent={agent.data} />
+        <>
+          <p>
+            A conversational flow agent: what it says is its flow.{' '}
+            <Link to={`/agents/${agent.data.agent_id}/flow`}>Open the flow builder</Link>. Its own settings
+            are below; saving them makes its next version, its flow unchanged.
+          </p>
+          <AgentEditor key={agent.data.agent_id} agent={agent.data} handling={handling.data} />
+        </>
       ) : (
         <>
-          <AgentEditor key={agent.data.agent_id} agent={agent.data} />
+          <AgentEditor key={agent.data.agent_id} agent={agent.data} handling={handling.data} />
           <AgentKnowledge agentId={agent.data.agent_id} />
           <AgentTestBench agentId={agent.data.agent_id} />
         </>

@@ -11,6 +11,8 @@ import {
   transferDestination,
   type AgentRow,
 } from './agent-view';
+import { storedFlow } from '../flows/flow-agents';
+import { validateFlow } from '../flows/validate-flow';
 import { loadAgent } from './get-agent';
 import { resolveVoice } from './resolve-voice';
 import {
@@ -83,6 +85,20 @@ function resolveWebhooks(
   });
 }
 
+/** A flow agent's given variables must still include every one its published flow uses. */
+function assertFlowVariables(current: AgentRow, provided: { name: string }[]) {
+  const flow = storedFlow(current.flowDefinition);
+  if (!flow) return;
+  const problems = validateFlow(flow, { provided: provided.map((variable) => variable.name) }).filter(
+    (problem) => /variables? nothing defines/.test(problem.message),
+  );
+  if (problems.length > 0)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `variables_provided: the flow uses variables no longer given: ${problems.map((problem) => problem.message).join('; ')}`,
+    );
+}
+
 /** The agent as modified must still be able to do what it is set to (the create schema's rules). */
 function assertCallHandling(agent: {
   transferCallEnabled: boolean;
@@ -99,16 +115,30 @@ function assertCallHandling(agent: {
   if (problem) throw new AppError('VALIDATION_FAILED', `${problem.field} ${problem.message}`);
 }
 
+/** A flow agent's words are its flow's: it has no prompt to change. */
+export const FLOW_AGENT_PROMPT_MESSAGE =
+  'prompt: a conversationalFlow agent has no prompt: its flow says what it says';
+
 /**
  * Changes only the fields given (arrays replace whole sets; omitted webhooks stay) and deploys at once.
  * A modify that changes something bumps `version` and `updated_at`; one that changes nothing leaves both.
+ *
+ * The API's agent-modify changes singlePrompt agents only (422 for a flow agent, as the spec says);
+ * `flowAgents` (the dashboard and the typed client) changes a flow agent's own settings too: everything
+ * but a prompt (its flow is changed by publishing, flows.ts). Its new version carries the flow it had,
+ * as a version row of its own (so a call keeps the version it was placed with), written in the same
+ * transaction and guarded by the version read as a publish is; variables its flow uses must stay given.
  */
 export async function modifyAgent(
   deps: CoreDeps,
   { accountId, agentId, ...input }: { accountId: string; agentId: string } & ModifyAgentInput,
+  { flowAgents = false }: { flowAgents?: boolean } = {},
 ): Promise<AgentView> {
   const current = await loadAgent(deps.db, accountId, agentId);
-  if (current.agentType !== 'singlePrompt') throw new AppError('UNPROCESSABLE', FLOW_AGENT_MODIFY_MESSAGE);
+  const flow = current.agentType === 'conversationalFlow';
+  if (flow && !flowAgents) throw new AppError('UNPROCESSABLE', FLOW_AGENT_MODIFY_MESSAGE);
+  if (flow && input.prompt !== undefined && input.prompt !== current.prompt)
+    throw new AppError('VALIDATION_FAILED', FLOW_AGENT_PROMPT_MESSAGE);
   const voice = input.voice === undefined ? current.voice : await resolveVoice(deps.db, input.voice);
   if (input.webhooks) await assertWebhooksAllowed(deps, input.webhooks);
 
@@ -155,9 +185,26 @@ export async function modifyAgent(
   };
   assertCallHandling(after);
   if (isDeepStrictEqual(before, after)) return toAgentView(current);
+  if (flow) assertFlowVariables(current, after.variablesProvided);
 
   const now = deps.clock.now();
   const row = await deps.db.$transaction(async (tx) => {
+    if (flow) {
+      // The version read guards it, as a publish's does: a concurrent change makes this one fail.
+      const claimed = await tx.agent.updateMany({
+        where: { id: current.id, version: current.version },
+        data: { version: current.version + 1 },
+      });
+      if (claimed.count !== 1) throw new AppError('CONFLICT', 'The agent changed meanwhile: save again');
+      await tx.agentFlowVersion.create({
+        data: {
+          agentId: current.id,
+          version: current.version + 1,
+          definition: current.flowDefinition as Prisma.InputJsonValue,
+          publishedAt: now,
+        },
+      });
+    }
     if (webhooks) {
       await tx.agentWebhook.deleteMany({ where: { agentId: current.id } });
       await tx.agentWebhook.createMany({
@@ -185,7 +232,7 @@ export async function modifyAgent(
         voicemailMessage: after.voicemailMessage,
         ringTimeoutSeconds: after.ringTimeoutSeconds,
         llmModel: after.llmModel,
-        version: { increment: 1 },
+        ...(flow ? {} : { version: { increment: 1 } }),
         deployedAt: now,
         updatedAt: now,
       },

@@ -75,8 +75,13 @@ export const agentsRouter = router({
     .query(({ ctx, input }) => agentTestOf(ctx.deps, { accountId: ctx.accountId, runId: input.run_id })),
   modify: accountProcedure
     .input(ModifyAgentInput.extend(AgentId.shape))
+    // A flow agent's own settings too (its flow is published through flows): REST's agent-modify refuses it.
     .mutation(({ ctx, input: { agent_id, ...changes } }) =>
-      modifyAgent(ctx.deps, { accountId: ctx.accountId, agentId: agent_id, ...changes }),
+      modifyAgent(
+        ctx.deps,
+        { accountId: ctx.accountId, agentId: agent_id, ...changes },
+        { flowAgents: true },
+      ),
     ),
   duplicate: accountProcedure
     .input(DuplicateAgentInput.extend(AgentId.shape))

@@ -8,6 +8,7 @@ import { ErrorMessage } from '../../components/Messages';
 import { VoiceSample } from '../../components/VoiceSample';
 
 export type Agent = Outputs['agents']['get'];
+type CallHandling = Outputs['agents']['callHandling'];
 import {
   emptyWebhook,
   newKey,
@@ -20,19 +21,37 @@ import {
 import { ExtractedVariableRows, ProvidedVariableRows } from './VariableRows';
 import { WebhookRows } from './WebhookRows';
 
+/** What an agent does when an answering machine answers (voicemail_action), as the form offers it. */
+const VOICEMAIL_CHOICES: { value: NonNullable<ModifyAgentInput['voicemail_action']>; label: string }[] = [
+  { value: 'continue', label: 'Go on as with a person' },
+  { value: 'hang_up', label: 'Hang up' },
+  { value: 'leave_message', label: 'Leave a message after the beep' },
+  { value: 'retry_later', label: 'Hang up and call again later (campaigns)' },
+];
+
 /**
- * An agent's form, for a new agent or an existing one (single-prompt agents; a flow agent's flow
- * is edited in the flow builder). Checked with the API's own schema before it is sent; the API's
+ * An agent's form, for a new agent or an existing one: a single-prompt agent whole, or a flow agent's
+ * own settings (everything but a prompt: its flow is edited in the flow builder, and a change here is
+ * its next version, its flow unchanged). Checked with the API's own schema before it is sent; the API's
  * answer, if it refuses, is shown beside the field it names. Webhook secrets and header values are
  * write-only: typed here, sent once, never shown again (the API answers only whether a webhook has
  * them); an existing webhook keeps them unless a new value is typed or their removal ticked.
  */
-export function AgentEditor({ agent }: { agent: Agent | null }) {
+export function AgentEditor({
+  agent,
+  handling = null,
+}: {
+  agent: Agent | null;
+  /** The agent's call handling (its voicemail action and message), for an existing agent. */
+  handling?: Pick<CallHandling, 'voicemail_action' | 'voicemail_message'> | null;
+}) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [invalid, setInvalid] = useState<Error | null>(null);
   const [voice, setVoice] = useState(agent?.voice ?? '');
   const [language, setLanguage] = useState(agent?.language ?? 'en-US');
+  const [voicemailAction, setVoicemailAction] = useState(handling?.voicemail_action ?? 'continue');
+  const flow = agent?.agent_type === 'conversationalFlow';
   const webhooks = useRows<WebhookRow>(() =>
     (agent?.webhooks ?? []).map((hook) => ({
       ...emptyWebhook(),
@@ -63,6 +82,7 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
     onSuccess: (saved) => {
       void queryClient.invalidateQueries({ queryKey: ['agents.list'] });
       queryClient.setQueryData(['agents.get', saved.agent_id], saved);
+      void queryClient.invalidateQueries({ queryKey: ['agents.callHandling', saved.agent_id] });
       void navigate('/agents');
     },
   });
@@ -81,8 +101,11 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
     const text = (name: string) => String(form.get(name) ?? '');
     const fields = {
       name: text('name'),
-      prompt: text('prompt'),
+      ...(flow ? {} : { prompt: text('prompt') }),
       welcome_message: text('welcome_message'),
+      voicemail_action: voicemailAction,
+      // Kept as it is when not asked for (only "leave a message" shows it).
+      ...(form.has('voicemail_message') ? { voicemail_message: text('voicemail_message') } : {}),
       language,
       voice: voice || defaultVoice,
       variables_provided: provided.rows.map((row) => ({
@@ -121,22 +144,33 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
     );
     return message && !onRow ? message : undefined;
   };
-  const named = ['name', 'prompt', 'welcome_message', 'language', 'voice', 'variables_', 'webhooks'];
+  const named = [
+    'name',
+    'prompt',
+    'welcome_message',
+    'voicemail_',
+    'language',
+    'voice',
+    'variables_',
+    'webhooks',
+  ];
   const formError =
     error && !named.some((field) => errorMessage(error).startsWith(field)) ? errorMessage(error) : undefined;
 
   return (
     <form className="form" onSubmit={submit} noValidate>
       <Field label="Name" name="name" defaultValue={agent?.name ?? ''} error={fieldError(error, 'name')} />
-      <TextAreaField
-        label="Prompt"
-        name="prompt"
-        dir="auto"
-        lang={agent?.language}
-        rows={8}
-        defaultValue={agent?.prompt ?? ''}
-        error={fieldError(error, 'prompt')}
-      />
+      {!flow && (
+        <TextAreaField
+          label="Prompt"
+          name="prompt"
+          dir="auto"
+          lang={agent?.language}
+          rows={8}
+          defaultValue={agent?.prompt ?? ''}
+          error={fieldError(error, 'prompt')}
+        />
+      )}
       <TextAreaField
         label="Welcome message"
         name="welcome_message"
@@ -170,6 +204,33 @@ export function AgentEditor({ agent }: { agent: Agent | null }) {
         </SelectField>
         <VoiceSample voice={voice || defaultVoice} language={language} />
       </div>
+
+      <div className="row">
+        <SelectField
+          label="When an answering machine answers"
+          name="voicemail_action"
+          value={voicemailAction}
+          onChange={(event) => setVoicemailAction(event.target.value as typeof voicemailAction)}
+          error={fieldError(error, 'voicemail_action')}
+        >
+          {VOICEMAIL_CHOICES.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      {voicemailAction === 'leave_message' && (
+        <TextAreaField
+          label="Message left after the beep ({{variable}} fills in a value)"
+          name="voicemail_message"
+          dir="auto"
+          lang={agent?.language}
+          rows={2}
+          defaultValue={handling?.voicemail_message ?? ''}
+          error={fieldError(error, 'voicemail_message')}
+        />
+      )}
 
       <ProvidedVariableRows provided={provided} rowError={rowError} listError={listError} />
 
