@@ -11,8 +11,6 @@ import {
   transferDestination,
   type AgentRow,
 } from './agent-view';
-import { storedFlow } from '../flows/flow-agents';
-import { validateFlow } from '../flows/validate-flow';
 import { loadAgent } from './get-agent';
 import { resolveVoice } from './resolve-voice';
 import {
@@ -85,18 +83,13 @@ function resolveWebhooks(
   });
 }
 
-/** A flow agent's given variables must still include every one its published flow uses. */
-function assertFlowVariables(current: AgentRow, provided: { name: string }[]) {
-  const flow = storedFlow(current.flowDefinition);
-  if (!flow) return;
-  const problems = validateFlow(flow, { provided: provided.map((variable) => variable.name) }).filter(
-    (problem) => /variables? nothing defines/.test(problem.message),
-  );
-  if (problems.length > 0)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `variables_provided: the flow uses variables no longer given: ${problems.map((problem) => problem.message).join('; ')}`,
-    );
+/**
+ * How a flow agent's settings are checked against its flow (flows/flow-agent-settings.ts): given to
+ * modifyAgent by the layers that change flow agents, so that agents/ does not depend on flows/.
+ */
+export interface FlowAgentSettingsRules {
+  /** Throws when the published flow (`definition`) uses a variable no longer given. */
+  checkProvided(definition: Prisma.JsonValue, provided: string[]): void;
 }
 
 /** The agent as modified must still be able to do what it is set to (the create schema's rules). */
@@ -124,7 +117,7 @@ export const FLOW_AGENT_PROMPT_MESSAGE =
  * A modify that changes something bumps `version` and `updated_at`; one that changes nothing leaves both.
  *
  * The API's agent-modify changes singlePrompt agents only (422 for a flow agent, as the spec says);
- * `flowAgents` (the dashboard and the typed client) changes a flow agent's own settings too: everything
+ * with `flowAgents` (the dashboard and the typed client) a flow agent's own settings change too: everything
  * but a prompt (its flow is changed by publishing, flows.ts). Its new version carries the flow it had,
  * as a version row of its own (so a call keeps the version it was placed with), written in the same
  * transaction and guarded by the version read as a publish is; variables its flow uses must stay given.
@@ -132,7 +125,7 @@ export const FLOW_AGENT_PROMPT_MESSAGE =
 export async function modifyAgent(
   deps: CoreDeps,
   { accountId, agentId, ...input }: { accountId: string; agentId: string } & ModifyAgentInput,
-  { flowAgents = false }: { flowAgents?: boolean } = {},
+  { flowAgents }: { flowAgents?: FlowAgentSettingsRules } = {},
 ): Promise<AgentView> {
   const current = await loadAgent(deps.db, accountId, agentId);
   const flow = current.agentType === 'conversationalFlow';
@@ -185,7 +178,11 @@ export async function modifyAgent(
   };
   assertCallHandling(after);
   if (isDeepStrictEqual(before, after)) return toAgentView(current);
-  if (flow) assertFlowVariables(current, after.variablesProvided);
+  if (flow)
+    flowAgents?.checkProvided(
+      current.flowDefinition,
+      after.variablesProvided.map((variable) => variable.name),
+    );
 
   const now = deps.clock.now();
   const row = await deps.db.$transaction(async (tx) => {

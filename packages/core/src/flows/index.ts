@@ -11,3 +11,4 @@ export * from './flow-agents';
 export * from './create-flow-agent';
 export * from './test-flow';
 export * from './reseal-flows';
+export * from './flow-agent-settings';

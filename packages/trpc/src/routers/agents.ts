@@ -10,6 +10,7 @@ import {
   getAgent,
   getAgentCallHandling,
   listAgents,
+  FLOW_AGENT_SETTINGS,
   modifyAgent,
   toAgentView,
   ConversationSettingsUpdateSchema,
@@ -80,7 +81,7 @@ export const agentsRouter = router({
       modifyAgent(
         ctx.deps,
         { accountId: ctx.accountId, agentId: agent_id, ...changes },
-        { flowAgents: true },
+        { flowAgents: FLOW_AGENT_SETTINGS },
       ),
     ),
   duplicate: accountProcedure
