@@ -163,7 +163,7 @@ if (await waitForServices()) {
         ? ['', ...voiceDemo.describe(apiUrl, demo.apiKey)]
         : [
             '',
-            '  Without voice (--no-voice): web calls, test calls and the flow chat need the media server.',
+            '  Without voice (--no-voice): no media server and no emulated providers, so no web calls, test calls or flow chat.',
           ]),
       '',
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/list-phone-numbers`,

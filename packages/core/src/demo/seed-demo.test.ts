@@ -40,6 +40,22 @@ describe('the demo seed', () => {
     expect((await demoFlow()).url).toBe('https://127.0.0.1:4443/availability');
   });
 
+  it('keeps what else the user changed in the demo flow when it points it at another calendar', async () => {
+    const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: DEMO.flowAgentId } });
+    const flow = FlowDefinition.parse(agent.flowDefinition);
+    const edited = {
+      ...flow,
+      global_prompt: 'You are the receptionist of the Demo Clinic, edited by hand.',
+    };
+    await deps.db.agent.update({ where: { id: DEMO.flowAgentId }, data: { flowDefinition: edited } });
+    await seedDemo(deps, { calendarUrl: 'https://127.0.0.1:5443/availability' });
+    const after = FlowDefinition.parse(
+      (await deps.db.agent.findUniqueOrThrow({ where: { id: DEMO.flowAgentId } })).flowDefinition,
+    );
+    expect(after.global_prompt).toBe(edited.global_prompt);
+    expect((await demoFlow()).url).toBe('https://127.0.0.1:5443/availability');
+  });
+
   it('leaves a demo flow whose calendar the user changed', async () => {
     const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: DEMO.flowAgentId } });
     const flow = FlowDefinition.parse(agent.flowDefinition);

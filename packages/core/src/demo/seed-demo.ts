@@ -106,16 +106,6 @@ function calendarOf(flow: FlowDefinition): string | undefined {
  * real one is given, is built again as the next version; one the user changed otherwise is left alone.
  */
 async function seedDemoFlowAgent({ db, clock }: CoreDeps, calendarUrl: string | undefined) {
-  const template = FlowDefinition.parse(APPOINTMENT_FLOW);
-  const wanted: FlowDefinition = {
-    ...template,
-    nodes: template.nodes.map((node) =>
-      node.type === 'function' && calendarUrl && node.function.url === APPOINTMENT_CALENDAR_URL
-        ? { ...node, function: { ...node.function, url: calendarUrl } }
-        : node,
-    ),
-  };
-  const flow = wanted as Prisma.InputJsonValue;
   const existing = await db.agent.findUnique({ where: { id: DEMO.flowAgentId } });
   const parsed = existing ? FlowDefinition.safeParse(existing.flowDefinition) : null;
   if (parsed?.success) {
@@ -123,6 +113,17 @@ async function seedDemoFlowAgent({ db, clock }: CoreDeps, calendarUrl: string | 
     const placeholder = url === APPOINTMENT_CALENDAR_URL || url?.startsWith('https://127.0.0.1:');
     if (!calendarUrl || !placeholder || url === calendarUrl) return;
   }
+  // The flow as it is (the template for a new or unreadable one), its calendar's address the one given:
+  // whatever else the user changed in the demo flow is kept.
+  const base = parsed?.success ? parsed.data : FlowDefinition.parse(APPOINTMENT_FLOW);
+  const flow = {
+    ...base,
+    nodes: base.nodes.map((node) =>
+      node.type === 'function' && node.id === 'check_calendar' && calendarUrl
+        ? { ...node, function: { ...node.function, url: calendarUrl } }
+        : node,
+    ),
+  } as Prisma.InputJsonValue;
   const now = clock.now();
   const version = (existing?.version ?? 0) + 1;
   const fields = { name: DEMO.flowAgentName, flowDefinition: flow, version, deployedAt: now };
