@@ -56,7 +56,8 @@ export function callOf(deps: CallConversationDeps, opener: LineOpener): string |
  * the agent with the call's variables, the session started, and at its end the conversation stored and
  * the call ended as it decided (at the carrier for a phone call; a web call's line closes). A phone call
  * whose agent leaves voicemail messages is held for their requests, and a web call for an operator's
- * hang-up (call-requests.ts), while its conversation lasts. Else the reason the line is refused, and nothing is written.
+ * hang-up (call-requests.ts), while its conversation lasts. Else the reason the line is refused, and
+ * nothing is written.
  */
 export async function startCallConversation(
   deps: CallConversationDeps,

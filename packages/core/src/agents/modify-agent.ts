@@ -118,7 +118,7 @@ export const FLOW_AGENT_PROMPT_MESSAGE =
  *
  * The API's agent-modify changes singlePrompt agents only (422 for a flow agent, as the spec says);
  * with `flowAgents` (the dashboard and the typed client) a flow agent's own settings change too: everything
- * but a prompt (its flow is changed by publishing, flows.ts). Its new version carries the flow it had,
+ * but a prompt (its flow changes by publishing: publishFlow). Its new version carries the flow it had,
  * as a version row of its own (so a call keeps the version it was placed with), written in the same
  * transaction and guarded by the version read as a publish is; variables its flow uses must stay given.
  */
