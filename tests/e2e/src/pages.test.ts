@@ -232,6 +232,10 @@ describe('phone numbers and test contacts', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       await route.continue();
     });
+    // The list's refetch that the assignment brings (the one the route delays).
+    const refetched = page.waitForResponse((response) =>
+      /\/trpc\/[^?]*phoneNumbers\.list/.test(response.url()),
+    );
     await row.getByRole('button', { name: 'Assign' }).click();
     const copy = await db().agent.findFirstOrThrow({ where: { name: 'Receptionist, evenings' } });
     await waitFor('the number to be assigned', 5_000, async () => {
@@ -239,7 +243,10 @@ describe('phone numbers and test contacts', () => {
       return number.agentId === copy.id;
     });
     // The list refetched with the assignment remounts the row's form (keyed by its agent), which resets
-    // the choice: wait for it (nothing left to save) before choosing again, or the choice is undone.
+    // the choice: wait for it (nothing left to save) before choosing again, or the choice is undone. The
+    // button is disabled while the assignment is saved too, which the database shows before the page
+    // has its answer: the refetch's response comes after both.
+    await refetched;
     await expect
       .poll(() => row.getByRole('button', { name: 'Assign' }).isDisabled(), { timeout: 10_000 })
       .toBe(true);
