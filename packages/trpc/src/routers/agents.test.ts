@@ -1,4 +1,4 @@
-import { createFlowAgent } from '@voice/core';
+import { createFlowAgent, FLOW_AGENT_PROMPT_MESSAGE } from '@voice/core';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoAccounts } from '../../test/accounts';
@@ -49,7 +49,7 @@ describe('agents.* procedures', () => {
     expect(copy.webhooks[0]).toMatchObject({ name: 'CRM', has_secret: true });
   });
 
-  it('reject invalid input, flow-agent modification and other accounts', async () => {
+  it('reject invalid input, a flow agent’s prompt and other accounts', async () => {
     const alphaApi = as(alpha.key);
     const bad = await failure(alphaApi.agents.create({ name: 'x', prompt: 'y', voice: 'Nobody' }));
     expect(bad.code).toBe('BAD_REQUEST');
@@ -76,9 +76,10 @@ describe('agents.* procedures', () => {
       variables_extracted: [],
       flow: { start: 'a', nodes: [{ id: 'a', type: 'end' }] },
     });
-    expect((await failure(alphaApi.agents.modify({ agent_id: flow.agent_id, name: 'z' }))).code).toBe(
-      'UNPROCESSABLE_CONTENT',
-    );
+    // A flow agent's own settings change here (REST's agent-modify refuses them); never a prompt.
+    expect((await alphaApi.agents.modify({ agent_id: flow.agent_id, name: 'z' })).name).toBe('z');
+    const prompted = await failure(alphaApi.agents.modify({ agent_id: flow.agent_id, prompt: 'Be brief.' }));
+    expect([prompted.code, prompted.message]).toEqual(['BAD_REQUEST', FLOW_AGENT_PROMPT_MESSAGE]);
 
     const betaApi = as(beta.key);
     for (const attempt of [
