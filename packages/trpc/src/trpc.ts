@@ -3,7 +3,6 @@ import {
   assertSafeInput,
   authenticateRequest,
   describeIssues,
-  requireCsrfToken as requireSessionCsrfToken,
   enforceRateLimit,
   isAppError,
   type RateLimitedOperation,
@@ -58,16 +57,6 @@ export const publicProcedure = t.procedure.use(domainErrors);
 async function rateLimit(ctx: TrpcContext, auth: AuthContext, operation: RateLimitedOperation) {
   const headers = await enforceRateLimit(ctx.deps, auth, operation);
   for (const [name, value] of Object.entries(headers)) ctx.setHeader?.(name, value);
-}
-
-/** A state-changing request made with the session cookie must carry the session's CSRF token. */
-export function requireCsrfToken({ deps, sessionToken, csrfToken }: TrpcContext): void {
-  try {
-    requireSessionCsrfToken(deps, sessionToken, csrfToken);
-  } catch (error) {
-    if (isAppError(error)) throw new TRPCError({ code: 'FORBIDDEN', message: error.message });
-    throw error;
-  }
 }
 
 /**

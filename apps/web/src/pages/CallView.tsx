@@ -248,6 +248,8 @@ function CampaignLinks({ callId }: { callId: string }) {
   );
 }
 
+const ended = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
 /**
  * A call in progress hung up by the operator: a phone call at its carrier, a web call on the media server
  * holding it; it ends as the agent hanging up (the page follows until it has).
@@ -258,7 +260,7 @@ function HangUp({ callId, status }: { callId: string; status: string }) {
     mutationFn: () => api.calls.hangup.mutate({ call_id: callId }),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: ['calls.get', callId] }),
   });
-  if ((TERMINAL_STATUSES as readonly string[]).includes(status)) return null;
+  if (ended(status)) return null;
   return (
     <>
       <button type="button" className="danger" onClick={() => hangUp.mutate()} disabled={hangUp.isPending}>
@@ -280,7 +282,7 @@ export function CallPage() {
     // A call in progress is followed until it ends.
     refetchInterval: (query) => {
       const status = query.state.data?.call_status;
-      return status && !(TERMINAL_STATUSES as readonly string[]).includes(status) ? 1_000 : false;
+      return status && !ended(status) ? 1_000 : false;
     },
   });
   const cutEntries = useQuery({

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { CallStatus } from '@voice/db';
 import { transferDestination } from '../agents/agent-view';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
@@ -12,18 +11,18 @@ const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
 /** The call's status when the request was handed over; the call ends once the carrier confirms. */
 export const EndCallOutput = z.object({ call_id: z.string().uuid(), call_status: z.enum(CALL_STATUSES) });
-export type EndCallOutput = { call_id: string; call_status: CallStatus };
+export type EndCallOutput = z.infer<typeof EndCallOutput>;
 
+type LoadedCall = Awaited<ReturnType<typeof loadCall>>;
+
+/** Hands a phone call's end to its workflow, which asks the carrier (`request` says how). */
 async function requestEnd(
   deps: CoreDeps,
-  { accountId, callId }: { accountId: string; callId: string },
-  request: (call: Awaited<ReturnType<typeof loadCall>>) => Promise<ServiceEnd>,
+  call: LoadedCall,
+  request: (call: LoadedCall) => Promise<ServiceEnd>,
 ): Promise<EndCallOutput> {
-  const call = await loadCall(deps.db, accountId, callId);
   if (TERMINAL.has(call.status))
     throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
-  if (call.callType === 'web_call')
-    throw new AppError('CONFLICT', 'A web call cannot be transferred: it has no carrier');
   const end = await request(call);
   if (!(await deps.workflows.endCall(call.id, end)))
     throw new AppError('CONFLICT', 'The call has already ended');
@@ -43,7 +42,7 @@ export async function hangUpCall(
 ): Promise<EndCallOutput> {
   const call = await loadCall(deps.db, ids.accountId, ids.callId);
   if (call.callType !== 'web_call')
-    return requestEnd(deps, ids, async () => ({ action: 'hang_up', reason: 'agent_hangup' }));
+    return requestEnd(deps, call, async () => ({ action: 'hang_up', reason: 'agent_hangup' }));
   if (TERMINAL.has(call.status) || !(await requestWebCallHangUp(deps, call.id)))
     throw new AppError('CONFLICT', `The call has already ended (${call.status})`);
   return { call_id: call.id, call_status: call.status };
@@ -54,8 +53,14 @@ export async function hangUpCall(
  * the live call to `<Dial>` that number and leaves it. The call ends as `ended`, its last transition
  * marked `transferred`. Only agents with transfers enabled can; only a connected call can be.
  */
-export function transferCall(deps: CoreDeps, ids: { accountId: string; callId: string }) {
-  return requestEnd(deps, ids, async (call) => {
+export async function transferCall(
+  deps: CoreDeps,
+  ids: { accountId: string; callId: string },
+): Promise<EndCallOutput> {
+  const loaded = await loadCall(deps.db, ids.accountId, ids.callId);
+  if (loaded.callType === 'web_call' && !TERMINAL.has(loaded.status))
+    throw new AppError('CONFLICT', 'A web call cannot be transferred: it has no carrier');
+  return requestEnd(deps, loaded, async (call) => {
     const agent = await deps.db.agent.findUniqueOrThrow({
       where: { id: call.agent?.id ?? '' },
       select: { transferCallEnabled: true, transferCallDestination: true },

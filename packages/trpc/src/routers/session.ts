@@ -1,5 +1,5 @@
-import { getSession, SignInInput, signIn, signOut } from '@voice/core';
-import { publicProcedure, requireCsrfToken, router } from '../trpc';
+import { getSession, requireCsrfToken, SignInInput, signIn, signOut } from '@voice/core';
+import { publicProcedure, router } from '../trpc';
 
 /** The dashboard's sign-in: the session itself travels in an HttpOnly cookie the page never sees. */
 export const sessionRouter = router({
@@ -10,7 +10,7 @@ export const sessionRouter = router({
   }),
   get: publicProcedure.query(({ ctx }) => getSession(ctx.deps, ctx.sessionToken)),
   signOut: publicProcedure.mutation(async ({ ctx }) => {
-    requireCsrfToken(ctx);
+    requireCsrfToken(ctx.deps, ctx.sessionToken, ctx.csrfToken);
     await signOut(ctx.deps, ctx.sessionToken);
     ctx.setSessionCookie?.(null);
     return { signed_out: true };

@@ -13,7 +13,7 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { FlowDefinition, FlowProblem } from '@voice/core/schemas';
-import { conditionLabel, nodeLabel } from './flow-edit';
+import { conditionLabel, gridPosition, nodeLabel } from './flow-edit';
 
 /** What the builder has selected: a node or an edge, or nothing (the flow's settings). */
 export type Selection = { kind: 'node' | 'edge'; id: string } | null;
@@ -68,7 +68,7 @@ export function FlowCanvas({
   const nodes: CanvasNode[] = flow.nodes.map((node, index) => ({
     id: node.id,
     type: 'flow',
-    position: node.position ?? { x: (index % 4) * 240, y: Math.floor(index / 4) * 160 },
+    position: node.position ?? gridPosition(index),
     data: {
       label: nodeLabel(node),
       type: node.type,

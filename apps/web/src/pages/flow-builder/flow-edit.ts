@@ -31,20 +31,23 @@ export function freshId(flow: FlowDefinition, base: string): string {
   for (let index = 2; ; index += 1) if (!taken.has(`${clean}_${index}`)) return `${clean}_${index}`;
 }
 
-/** The canvas's grid, as it lays out nodes without a position (FlowCanvas): columns and rows apart. */
+/** The canvas's grid for nodes without a position: columns and rows apart. */
 const GRID = { x: 240, y: 160, columns: 4 };
 /** How far apart two nodes must be, across or down, not to overlap (a node is about 200 × 80). */
 const CLEAR = { x: 220, y: 120 };
+
+/** Where the canvas draws the node at `index` of a flow that gives it no position. */
+export const gridPosition = (index: number) => ({
+  x: (index % GRID.columns) * GRID.x,
+  y: Math.floor(index / GRID.columns) * GRID.y,
+});
 
 /**
  * Where a new node goes: the first place of the canvas's grid, row by row, that no node is on or near, so
  * it never lands on another.
  */
 export function freePosition(flow: FlowDefinition): { x: number; y: number } {
-  const placed = flow.nodes.map(
-    (node, index) =>
-      node.position ?? { x: (index % GRID.columns) * GRID.x, y: Math.floor(index / GRID.columns) * GRID.y },
-  );
+  const placed = flow.nodes.map((node, index) => node.position ?? gridPosition(index));
   for (let row = 0; ; row += 1)
     for (let column = 0; column < GRID.columns; column += 1) {
       const at = { x: column * GRID.x, y: row * GRID.y };
