@@ -594,8 +594,11 @@ describe('the dashboard', () => {
       const refused = await callApi(stack.api.url, '/functions/v1/agent-list', { key });
       return refused.status === 401;
     });
-    // Shown once: after leaving the page it is nowhere to be seen, nor kept by the browser.
+    // Shown once: after leaving the page it is nowhere to be seen, nor kept by the browser. The
+    // calls page is loaded on demand, and until it shows, the router keeps the page being left:
+    // going back before then would not have left it.
     await page.getByRole('link', { name: 'Calls' }).click();
+    await page.getByRole('heading', { name: 'Calls', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('cell', { name: 'Nightly export' }).waitFor();
     expect(await page.content()).not.toContain(key);
