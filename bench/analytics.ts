@@ -109,6 +109,37 @@ const combos: { name: string; body: Record<string, unknown>; where: string; para
     params: [],
   },
   {
+    name: 'one day by hour, Kolkata',
+    body: {
+      start_timestamp: T('2026-09-14T18:30:00Z'),
+      end_timestamp: T('2026-09-15T18:30:00Z'),
+      timezone: 'Asia/Kolkata',
+    },
+    where: '',
+    params: [],
+  },
+  {
+    name: '90 days by day, Kolkata',
+    body: {
+      start_timestamp: T('2026-07-31T18:30:00Z'),
+      end_timestamp: T('2026-10-29T18:30:00Z'),
+      timezone: 'Asia/Kolkata',
+    },
+    where: '',
+    params: [],
+  },
+  {
+    name: 'three months by month, Los Angeles',
+    body: {
+      start_timestamp: T('2026-08-01T07:00:00Z'),
+      end_timestamp: T('2026-11-01T07:00:00Z'),
+      interval: 'month',
+      timezone: 'America/Los_Angeles',
+    },
+    where: '',
+    params: [],
+  },
+  {
     name: 'one campaign, 30 days',
     body: {
       start_timestamp: T('2026-09-01T00:00:00Z'),

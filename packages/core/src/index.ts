@@ -16,6 +16,7 @@ export * from './accounts/create-account';
 export * from './accounts/create-user';
 export * from './accounts/set-account-limits';
 export * from './accounts/set-account-cost-rates';
+export * from './accounts/account-settings';
 export * from './voices/list-voices';
 export * from './phone-numbers/schemas';
 export * from './phone-numbers/list-phone-numbers';

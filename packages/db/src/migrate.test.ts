@@ -1,9 +1,9 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checksum, migrate, MigrationError, readMigrations } from './migrate';
+import { checksum, migrate, MIGRATIONS_DIR, MigrationError, readMigrations } from './migrate';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
@@ -112,6 +112,72 @@ describe('migration runner', () => {
     expect(tables.map((t) => t.tablename)).toEqual(['_prisma_migrations', 't']);
 
     await expect(migrate(database.url, { dir: migrations })).rejects.toThrow(/failed earlier/);
+  });
+
+  it('rebuilds the analytics rollups by quarter hour, with the changes not folded yet folded once', async () => {
+    // The migrations before the time zones', then calls, half of them folded into the hourly buckets.
+    const all = await readMigrations();
+    const upgrade = all.findIndex((m) => m.name === '20261204010000_analytics_time_zones');
+    const before = await mkdtemp(join(tmpdir(), 'voice-migrations-'));
+    dirs.push(before);
+    for (const m of all.slice(0, upgrade)) {
+      await mkdir(join(before, m.name));
+      await copyFile(join(MIGRATIONS_DIR, m.name, 'migration.sql'), join(before, m.name, 'migration.sql'));
+    }
+    await migrate(database.url, { dir: before });
+    const starts = Array.from(
+      { length: 40 },
+      (_, i) => Date.parse('2026-05-04T00:00:00Z') + i * 7 * 60_000 + i,
+    );
+    await query(
+      database.url,
+      `INSERT INTO accounts (id, name) VALUES ('00000000-0000-0000-0000-00000000000a', 'Zones');
+       INSERT INTO calls (id, account_id, direction, status, from_number, to_number, created_at, connected_at, ended_at)
+       SELECT gen_random_uuid(), '00000000-0000-0000-0000-00000000000a', 'outgoing', 'ended', '+14155550100',
+              '+14155550101', to_timestamp(s / 1000.0), to_timestamp(s / 1000.0), to_timestamp(s / 1000.0 + 30)
+         FROM unnest(ARRAY[${starts.join(',')}]::float8[]) AS s;
+       SELECT compact_call_stats(1)`,
+    );
+    // Each call its own change: one folded, and half of the rest changed again, unfolded.
+    await query(
+      database.url,
+      `UPDATE calls SET status = 'user_hangup' WHERE created_at < '2026-05-04T02:20:00Z'`,
+    );
+    const pending = await query<{ n: string }>(database.url, 'SELECT count(*) AS n FROM call_stat_deltas');
+    expect(Number(pending[0]!.n)).toBeGreaterThan(40);
+
+    await migrate(database.url);
+    await query(database.url, 'SELECT compact_call_stats(100000)');
+    // Every granularity counts each call once, quarter hours (4) included, and histogram 0 by quarter hour.
+    const byGranularity = await query<{ granularity: number; calls: string }>(
+      database.url,
+      `SELECT granularity, sum(calls) AS calls FROM call_stats GROUP BY 1 ORDER BY 1`,
+    );
+    expect(byGranularity.map((row) => [row.granularity, Number(row.calls)])).toEqual([
+      [1, 40],
+      [2, 40],
+      [3, 40],
+      [4, 40],
+    ]);
+    const quarters = await query<{ bucket: Date; status: string; calls: string }>(
+      database.url,
+      `SELECT bucket, outcome AS status, calls FROM call_stats WHERE granularity = 4 ORDER BY 1, 2`,
+    );
+    const expected = new Map<string, number>();
+    for (const at of starts) {
+      const key = `${new Date(at - (at % 900_000)).toISOString()} ${at < Date.parse('2026-05-04T02:20:00Z') ? 'user_hangup' : 'ended'}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+    expect(new Map(quarters.map((q) => [`${q.bucket.toISOString()} ${q.status}`, Number(q.calls)]))).toEqual(
+      expected,
+    );
+    const bins = await query<{ bin: number; count: string }>(
+      database.url,
+      `SELECT bin, sum(count) AS count FROM call_stat_histograms WHERE histogram = 0 AND granularity = 1
+        GROUP BY 1 ORDER BY 1`,
+    );
+    expect(bins.reduce((sum, b) => sum + Number(b.count), 0)).toBe(40);
+    expect(Math.max(...bins.map((b) => b.bin))).toBe(Math.floor((starts.at(-1)! % 86_400_000) / 900_000));
   });
 
   it('applies the committed migrations and seeds the voice catalog', async () => {

@@ -1,3 +1,4 @@
+import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { analyticsRouter } from './routers/analytics';
 import { apiKeysRouter } from './routers/api-keys';
@@ -13,6 +14,7 @@ import { webhooksRouter } from './routers/webhooks';
 import { createCallerFactory, router } from './trpc';
 
 export const appRouter = router({
+  account: accountRouter,
   agents: agentsRouter,
   analytics: analyticsRouter,
   apiKeys: apiKeysRouter,

@@ -324,7 +324,24 @@ describe('the dashboard', () => {
     await expect.poll(() => figure('calls')).toBe('0');
     await filters.getByLabel('Direction').selectOption('');
     await expect.poll(() => figure('calls')).toBe('4');
+    // The account's time zone: the calls at 12:00-12:30 UTC started at 17:30-18:00 in India. The list is
+    // the browser's own zones, where India's may go by its older name.
+    const hours = page.locator('#hours-caption');
+    expect(await hours.textContent()).toBe('Calls by hour of the day they started (UTC): 12:00 4');
+    const india = await page.evaluate(() =>
+      Intl.supportedValuesOf('timeZone').find((zone) => zone === 'Asia/Kolkata' || zone === 'Asia/Calcutta'),
+    );
+    await filters.getByLabel('Time zone').selectOption(india!);
+    await expect
+      .poll(() => hours.textContent())
+      .toBe(`Calls by hour of the day they started (${india}): 17:00 3, 18:00 1`);
+    expect((await db.account.findUniqueOrThrow({ where: { id: DEMO.accountId } })).timeZone).toBe(india);
+    await page.reload();
+    await expect.poll(() => filters.getByLabel('Time zone').inputValue()).toBe(india);
+    await expect.poll(() => figure('calls')).toBe('4');
     await screenshot(page, 'analytics');
+    await filters.getByLabel('Time zone').selectOption('UTC');
+    await expect.poll(() => hours.textContent()).toMatch(/\(UTC\): 12:00 4$/);
   });
 
   it('keeps the live view true when its update stream is cut: it polls meanwhile, then reconnects', async () => {

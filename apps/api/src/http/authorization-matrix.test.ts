@@ -918,6 +918,8 @@ const TRPC_PLANS: Record<string, Plan> = {
   'calls.latency': onResource('call_id', (r) => ({ call_id: r.callId }), CALL_NOT_FOUND),
   'calls.list': { probes: callListProbes({ calls: [], total_count: 0 }) },
   'analytics.calls': analyticsPlan,
+  'account.get': users,
+  'account.update': { ...users, request: () => ({ input: { time_zone: 'UTC' } }) },
   'calls.updateMetadata': onResource(
     'call_id',
     (r) => ({ call_id: r.callId, metadata: { note: 'matrix' } }),

@@ -1,12 +1,12 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { CallAnalyticsInput } from '@voice/core/schemas';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { CallAnalyticsInput, fromWall } from '@voice/core/schemas';
 import { useSearchParams } from 'react-router';
 import { AgentFilter, CampaignFilter, WindowFields } from '../components/FilterFields';
 import { api } from '../api';
 import { HourChart, OutcomeChart } from '../components/AnalyticsCharts';
 import { DataTable } from '../components/DataTable';
 import { ErrorMessage } from '../components/Messages';
-import { callStatusLabel, formatDuration, formatMoney, humanize, localInputToMs } from '../format';
+import { callStatusLabel, formatDuration, formatMoney, humanize } from '../format';
 
 const HOUR = 3_600_000;
 const PERIODS = [
@@ -16,7 +16,14 @@ const PERIODS = [
   { value: '90d', label: 'Last 90 days', ms: 90 * 24 * HOUR },
   { value: 'custom', label: 'From … to …', ms: 0 },
 ] as const;
-const TIMEZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** Every time zone the browser knows, for the account's time zone. */
+const TIME_ZONES = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])];
+
+/** A `datetime-local` value as the time it names in `zone`. */
+function zonedInputToMs(value: string, zone: string): number | undefined {
+  const wall = Date.parse(`${value}Z`);
+  return value && !Number.isNaN(wall) ? fromWall(zone, wall) : undefined;
+}
 
 /** The page's filters live in the URL, so a view can be bookmarked and shared. */
 function useFilters() {
@@ -50,16 +57,31 @@ const outcomeLabel = (outcome: string) =>
 
 export function AnalyticsPage() {
   const [filters, setFilters] = useFilters();
+  const queryClient = useQueryClient();
+  const account = useQuery({ queryKey: ['account.get'], queryFn: () => api.account.get.query() });
+  const zone = account.data?.time_zone;
+  const setZone = useMutation({
+    mutationFn: (time_zone: string) => api.account.update.mutate({ time_zone }),
+    onSuccess: (settings) => {
+      queryClient.setQueryData(['account.get'], settings);
+      void queryClient.invalidateQueries({ queryKey: ['analytics.calls'] });
+    },
+  });
+  // The list shows the zone being saved, so the change is not undone (nor sent again) meanwhile.
+  const chosenZone = setZone.isPending ? setZone.variables : zone;
   // A preset period ends at the next whole hour, so the request stays the same for the hour.
   const end = Math.ceil(Date.now() / HOUR) * HOUR;
   const preset = PERIODS.find((p) => p.value === filters.period)!;
   const window =
     preset.value === 'custom'
-      ? { start_timestamp: localInputToMs(filters.from), end_timestamp: localInputToMs(filters.to) }
+      ? {
+          start_timestamp: zone && zonedInputToMs(filters.from, zone),
+          end_timestamp: zone && zonedInputToMs(filters.to, zone),
+        }
       : { start_timestamp: end - preset.ms, end_timestamp: end };
+  // The account's time zone counts the days and hours (the request names none).
   const input = CallAnalyticsInput.safeParse({
     ...window,
-    timezone: TIMEZONE,
     filter_criteria: {
       ...(filters.agent ? { agent_id: [filters.agent] } : {}),
       ...(filters.campaign ? { campaign_id: [filters.campaign] } : {}),
@@ -69,19 +91,19 @@ export function AnalyticsPage() {
   const analytics = useQuery({
     queryKey: ['analytics.calls', input.data],
     queryFn: () => api.analytics.calls.query(input.data!),
-    enabled: input.success,
+    enabled: input.success && zone !== undefined,
     placeholderData: keepPreviousData,
   });
   const data = analytics.data;
-  // Days and months are UTC's (the rollups' buckets); hours are shown in the viewer's time.
+  // Hours, days and months of the account's time zone, shown as its clocks show them.
   const label = (timestamp: number) =>
     new Intl.DateTimeFormat(
       undefined,
       data?.interval === 'hour'
-        ? { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }
+        ? { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: data.timezone }
         : data?.interval === 'month'
-          ? { month: 'long', year: 'numeric', timeZone: 'UTC' }
-          : { dateStyle: 'medium', timeZone: 'UTC' },
+          ? { month: 'long', year: 'numeric', timeZone: data.timezone }
+          : { dateStyle: 'medium', timeZone: data?.timezone },
     ).format(timestamp);
 
   return (
@@ -109,6 +131,24 @@ export function AnalyticsPage() {
         <AgentFilter value={filters.agent} onChange={(agent) => setFilters({ agent })} />
         <CampaignFilter value={filters.campaign} onChange={(campaign) => setFilters({ campaign })} />
         <label>
+          Time zone{' '}
+          <select
+            value={chosenZone ?? ''}
+            disabled={!zone || setZone.isPending}
+            onChange={(event) => {
+              if (event.target.value !== chosenZone) setZone.mutate(event.target.value);
+            }}
+          >
+            {!zone && <option value="">…</option>}
+            {zone && !TIME_ZONES.includes(zone) && <option value={zone}>{zone}</option>}
+            {TIME_ZONES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           Direction{' '}
           <select
             value={filters.direction}
@@ -120,19 +160,19 @@ export function AnalyticsPage() {
           </select>
         </label>
       </form>
-      {!input.success && (
+      {!input.success && zone && (
         <p role="alert" className="error">
           {input.error.issues[0]?.path.join('.') === 'start_timestamp' || !window.start_timestamp
             ? 'Choose when the period starts and ends.'
             : input.error.issues[0]?.message}
         </p>
       )}
-      <ErrorMessage error={analytics.error} />
+      <ErrorMessage error={account.error ?? setZone.error ?? analytics.error} />
       {data && (
         <>
           <p className="hint">
-            Test calls are not counted. Times are whole hours; the chart steps by {data.interval}
-            {data.interval === 'hour' ? '' : ' (UTC)'}.
+            Test calls are not counted. The chart steps by {data.interval}; hours, days and months are the
+            account&apos;s time zone&apos;s ({data.timezone}), for everyone who opens this page.
           </p>
           <dl className="counts" aria-label="Totals">
             <dt>Calls</dt>

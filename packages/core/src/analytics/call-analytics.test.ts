@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAccountSettings } from '../accounts/account-settings';
 import { createAccount } from '../accounts/create-account';
 import { compactCounts } from '../count-compaction';
 import type { CoreDeps } from '../deps';
@@ -193,23 +194,26 @@ describe('call analytics', () => {
       timezone: 'America/New_York',
     });
     expect(byDay.interval).toBe('day');
-    expect(byDay.series.map((point) => point.calls)).toEqual([0, 0, 0, 8, 3, 0, 0, 0, 0]);
-    // New York is four hours behind UTC in May: 10:00 UTC is 06:00 there.
+    // New York's days, four hours behind UTC in May: the window starts at 20:00 on 30 April there, and
+    // the call at midnight UTC on 5 May is one of 4 May's.
+    expect(byDay.series[0]!.timestamp).toBe(T('2026-04-30T04:00:00Z'));
+    expect(byDay.series.map((point) => point.calls)).toEqual([0, 0, 0, 0, 9, 2, 0, 0, 0, 0]);
+    // 10:00 UTC is 06:00 there.
     expect(byDay.calls_by_hour[6]).toBe(4);
     const byMonth = await analytics(accountId, { ...window, interval: 'month' });
     expect(byMonth.series).toEqual([
       expect.objectContaining({ timestamp: T('2026-05-01T00:00:00Z'), calls: 11 }),
     ]);
-    // A window inside the hours: rounded out to whole hours.
+    // A window inside a quarter hour: rounded out to whole quarter hours.
     const partial = await analytics(accountId, {
       start_timestamp: T('2026-05-04T10:06:30Z'),
       end_timestamp: T('2026-05-04T10:06:31Z'),
     });
     expect(partial).toMatchObject({
       start_timestamp: T('2026-05-04T10:00:00Z'),
-      end_timestamp: T('2026-05-04T11:00:00Z'),
+      end_timestamp: T('2026-05-04T10:15:00Z'),
     });
-    expect(partial.totals.calls).toBe(4);
+    expect(partial.totals.calls).toBe(3);
   });
 
   it('follow calls as they change, move and go', async () => {
@@ -386,6 +390,137 @@ describe('call analytics, against the calls themselves', () => {
         );
       }),
       { numRuns: 25 },
+    );
+  });
+});
+
+describe("call analytics in the account's time zone, against the calls themselves", () => {
+  /** A call's (or a point's) hour or day in `zone`, as its clocks show it; an hour with its offset. */
+  const localKey = (zone: string, at: number, unit: 'hour' | 'day' | 'month') =>
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      ...(unit === 'month' ? {} : { day: '2-digit' }),
+      ...(unit === 'hour' ? { hour: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' } : {}),
+    }).format(at);
+  const localHour = (zone: string, at: number) =>
+    Number(
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at),
+    );
+
+  // Los Angeles is UTC-7 until 09:00 UTC on 1 November 2026, then UTC-8; Kolkata is UTC+5:30.
+  it.each([
+    [
+      'America/Los_Angeles',
+      [
+        '2026-10-30T06:59:59.999Z',
+        '2026-10-30T07:00:00Z',
+        '2026-11-01T08:59:59Z',
+        '2026-11-01T09:00:00Z',
+        '2026-11-02T07:59:59.999Z',
+        '2026-11-02T08:00:00Z',
+      ],
+    ],
+    [
+      'Asia/Kolkata',
+      [
+        '2026-10-30T18:29:59.999Z',
+        '2026-10-30T18:30:00Z',
+        '2026-10-31T18:44:59Z',
+        '2026-10-31T18:45:00Z',
+        '2026-11-01T00:29:00Z',
+        '2026-11-01T00:30:00Z',
+      ],
+    ],
+  ])('count the hours, days and months of %s', async (zone, edges) => {
+    const { account } = await createAccount(deps, { name: `Zone ${randomUUID()}` });
+    await updateAccountSettings(deps, { accountId: account.id, time_zone: zone });
+    const agent = await deps.db.agent.create({
+      data: { accountId: account.id, name: 'Z', voiceId: 'he-ori' },
+    });
+    await seed(
+      account.id,
+      agent.id,
+      randomUUID(),
+      edges.map((at) => ({ at, status: 'ended', talkSeconds: 20, cost: 0.1 })),
+    );
+    const call = fc.record({
+      at: fc.integer({ min: T('2026-10-29T00:00:00Z'), max: T('2026-11-03T00:00:00Z') }),
+      status: fc.constantFrom('ended', 'busy', 'no_answer', 'ongoing') as fc.Arbitrary<Seed['status']>,
+      talk: fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
+    });
+    const windows = [
+      // By day (the default for five days), by hour over the change, by month.
+      { start_timestamp: T('2026-10-29T03:10:00Z'), end_timestamp: T('2026-11-03T00:00:00Z') },
+      {
+        start_timestamp: T('2026-10-31T12:00:00Z'),
+        end_timestamp: T('2026-11-02T01:00:00Z'),
+        interval: 'hour' as const,
+      },
+      {
+        start_timestamp: T('2026-10-01T00:00:00Z'),
+        end_timestamp: T('2026-12-01T00:00:00Z'),
+        interval: 'month' as const,
+      },
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(call, { maxLength: 12 }),
+        fc.integer({ min: 0, max: 30 }),
+        async (calls, batch) => {
+          await seed(
+            account.id,
+            agent.id,
+            randomUUID(),
+            calls.map((c) => ({
+              at: new Date(c.at).toISOString(),
+              status: c.status,
+              ...(c.talk !== undefined ? { talkSeconds: c.talk } : {}),
+            })),
+          );
+          await deps.db.$queryRaw`SELECT compact_call_stats(${batch}::integer)`;
+          const rows = await deps.db.call.findMany({ where: { accountId: account.id } });
+          for (const window of windows) {
+            const result = await analytics(account.id, window);
+            const unit = result.interval;
+            expect(result.timezone).toBe(zone);
+            const inside = rows.filter(
+              (r) =>
+                r.createdAt.getTime() >= result.start_timestamp &&
+                r.createdAt.getTime() < result.end_timestamp,
+            );
+            // Each point starts one of the zone's hours, days or months; together they hold every call.
+            const keys = result.series.map((point) => localKey(zone, point.timestamp, unit));
+            expect(new Set(keys).size).toBe(keys.length);
+            for (const point of result.series)
+              expect(localKey(zone, point.timestamp - 1, unit)).not.toBe(
+                localKey(zone, point.timestamp, unit),
+              );
+            expect(result.series.map((point) => point.calls)).toEqual(
+              keys.map(
+                (key) => inside.filter((r) => localKey(zone, r.createdAt.getTime(), unit) === key).length,
+              ),
+            );
+            expect(result.series.map((point) => point.connected_calls)).toEqual(
+              keys.map(
+                (key) =>
+                  inside.filter(
+                    (r) =>
+                      r.connectedAt &&
+                      r.status !== 'ongoing' &&
+                      localKey(zone, r.createdAt.getTime(), unit) === key,
+                  ).length,
+              ),
+            );
+            const hours = new Array<number>(24).fill(0);
+            for (const r of inside) hours[localHour(zone, r.createdAt.getTime())]! += 1;
+            expect(result.calls_by_hour).toEqual(hours);
+            expect(result.totals.calls).toBe(inside.length);
+          }
+        },
+      ),
+      { numRuns: 12 },
     );
   });
 });

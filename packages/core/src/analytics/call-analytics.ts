@@ -1,74 +1,115 @@
 import { Prisma } from '@voice/db';
-import { BUCKET_UNITS, coverWindow } from '../calls/call-counts';
-import { signedCover } from './signed-cover';
+import { BUCKET_UNITS, type BucketUnit } from '../calls/call-counts';
+import { signedCover, type SignedRange } from './signed-cover';
 import { TERMINAL_STATUSES } from '../calls/schemas';
 import type { CoreDeps } from '../deps';
-import { localTime } from '../campaigns/windows';
+import { AppError } from '../errors';
 import { percentileOfBins } from './figures';
 import { alignedWindow, defaultInterval, type CallAnalyticsData, type CallAnalyticsOutput } from './schemas';
+import { offsetSegments, QUARTER_HOUR_MS, zoneFloor, zoneNext } from './zone';
+
+/** The rollups' bucket widths, coarsest first: UTC months, days, hours and quarter hours. */
+const STAT_UNITS: readonly BucketUnit[] = [
+  ...BUCKET_UNITS.slice(0, 3),
+  { granularity: 4, floor: (ms) => ms - mod(ms, QUARTER_HOUR_MS), next: (ms) => ms + QUARTER_HOUR_MS },
+];
+const mod = (a: number, b: number) => ((a % b) + b) % b;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
- * An account's call analytics over a window of whole hours, from the `call_stats` and
- * `call_stat_histograms` buckets (migration 20261201010000_call_stats) plus the changes not folded into
- * them yet, so the figures are exact at every moment. The window is covered by whole buckets of the
- * series' interval (months, days or hours) and hours at its edges: a request reads a few hundred bucket
- * rows and the last second's changes, whatever the size of the account's history.
+ * An account's call analytics over a window of whole quarter hours, in a time zone (the account's unless
+ * the request names one), from the `call_stats` and `call_stat_histograms` buckets (migrations
+ * 20261201010000_call_stats and 20261204010000_analytics_time_zones) plus the changes not folded into
+ * them yet, so the figures are exact at every moment. Each point of the series is the zone's hour, day
+ * or month, covered by the fewest UTC buckets, some taken back (signedCover): a local day of UTC+5:30
+ * is the UTC day, less five and a half hours at one end, plus as many at the other. A request reads a
+ * few hundred bucket rows and the last second's changes, whatever the size of the account's history.
  */
 export async function callAnalytics(
   { db }: Pick<CoreDeps, 'db'>,
   { accountId, ...input }: { accountId: string } & CallAnalyticsData,
 ): Promise<CallAnalyticsOutput> {
+  const timezone = input.timezone ?? (await accountTimeZone(db, accountId));
   const { start, end } = alignedWindow(input.start_timestamp, input.end_timestamp);
   const interval = input.interval ?? defaultInterval(end - start);
-  const points = seriesPoints(start, end, interval);
-  const window = { start, end, interval, timezone: input.timezone, points };
+  const points = seriesPoints(start, end, interval, timezone);
+  const window = { start, end, interval, timezone, points };
   const dims = dimensions(input.filter_criteria);
-  if (!dims) return summarize(window, [], []);
+  if (!dims) return summarize(window, [], [], []);
 
-  // The series: buckets of the interval's width, hours at the edges.
-  const seriesBuckets = covered(start, end, { month: 0, day: 1, hour: 2 }[interval]);
-  const buckets = Prisma.sql`account_id = ${accountId}::uuid AND (${seriesBuckets}) AND ${dims}`;
-  // The histograms' totals: the fewest buckets, some taken back (signedCover), whatever the interval.
-  const histogramRows = Prisma.join(
-    signedCover(start, end, BUCKET_UNITS.slice(0, 3)).map(
-      (range) => Prisma.sql`SELECT histogram, bin, count * ${range.sign}::int AS n FROM call_stat_histograms
-        WHERE account_id = ${accountId}::uuid AND granularity = ${range.granularity}
-          AND bucket >= ${at(range.from)} AND bucket < ${at(range.to)} AND ${dims}`,
-    ),
-    ' UNION ALL ',
+  // The series: each point's part of the window, signed buckets tagged with the point's index.
+  const series = ranges(
+    points.map((point, index) => ({
+      key: index,
+      from: Math.max(point, start),
+      to: Math.min(points[index + 1] ?? end, end),
+    })),
   );
-  const pending = Prisma.sql`account_id = ${accountId}::uuid AND started_at >= ${at(start)}
-    AND started_at < ${at(end)} AND ${dims}`;
+  // The histograms: the window cut where the zone's offset changes, tagged with the piece's index.
+  const segments = offsetSegments(timezone, start, end);
+  const pieces = ranges(segments.map((segment, index) => ({ key: index, ...segment })));
   const [stats, histograms] = await Promise.all([
     db.$queryRaw<StatRow[]>`
-      SELECT (extract(epoch FROM point) * 1000)::float8 AS point, outcome, disconnection_reason, connected, currency,
+      WITH r AS (${series})
+      SELECT key, outcome, disconnection_reason, connected, currency,
              sum(calls)::float8 AS calls, sum(timed_calls)::float8 AS timed_calls,
              sum(duration_ms)::float8 AS duration_ms, sum(cost)::float8 AS cost
-        FROM (SELECT date_trunc(${interval}, bucket, 'UTC') AS point, outcome, disconnection_reason, connected,
-                     currency, calls, timed_calls, duration_ms, cost
-                FROM call_stats WHERE ${buckets}
+        FROM (SELECT r.key, s.outcome, s.disconnection_reason, s.connected, s.currency, s.calls * r.sign AS calls,
+                     s.timed_calls * r.sign AS timed_calls, s.duration_ms * r.sign AS duration_ms,
+                     s.cost * r.sign AS cost
+                FROM r JOIN call_stats s ON s.account_id = ${accountId}::uuid AND s.granularity = r.granularity
+                 AND s.bucket >= r.from_at AND s.bucket < r.to_at AND ${dims}
               UNION ALL
-              SELECT date_trunc(${interval}, started_at, 'UTC'), outcome, disconnection_reason, connected, currency,
-                     delta, CASE WHEN duration_ms IS NULL THEN 0 ELSE delta END, delta * coalesce(duration_ms, 0),
-                     delta * coalesce(cost, 0)
-                FROM call_stat_deltas WHERE ${pending}) AS s
+              SELECT r.key, d.outcome, d.disconnection_reason, d.connected, d.currency, d.delta * r.sign,
+                     CASE WHEN d.duration_ms IS NULL THEN 0 ELSE d.delta * r.sign END,
+                     d.delta * r.sign * coalesce(d.duration_ms, 0), d.delta * r.sign * coalesce(d.cost, 0)
+                FROM r JOIN call_stat_deltas d ON d.account_id = ${accountId}::uuid
+                 AND d.started_at >= r.from_at AND d.started_at < r.to_at AND ${dims}) AS s
        GROUP BY 1, 2, 3, 4, 5`,
     db.$queryRaw<HistogramRow[]>`
-      SELECT histogram::int AS histogram, bin::int AS bin, sum(n)::float8 AS n
-        FROM (${histogramRows}
+      WITH r AS (${pieces})
+      SELECT key, histogram::int AS histogram, bin::int AS bin, sum(n)::float8 AS n
+        FROM (SELECT r.key, h.histogram, h.bin, h.count * r.sign AS n
+                FROM r JOIN call_stat_histograms h ON h.account_id = ${accountId}::uuid
+                 AND h.granularity = r.granularity AND h.bucket >= r.from_at AND h.bucket < r.to_at AND ${dims}
               UNION ALL
-              SELECT 0, extract(hour FROM started_at AT TIME ZONE 'UTC')::smallint, delta
-                FROM call_stat_deltas WHERE ${pending}
-              UNION ALL
-              SELECT 1, call_duration_bin(duration_ms), delta
-                FROM call_stat_deltas WHERE ${pending} AND duration_ms IS NOT NULL) AS h
-       GROUP BY 1, 2`,
+              SELECT r.key, b.histogram, b.bin, d.delta * r.sign
+                FROM r JOIN call_stat_deltas d ON d.account_id = ${accountId}::uuid
+                 AND d.started_at >= r.from_at AND d.started_at < r.to_at AND ${dims}
+               CROSS JOIN LATERAL (VALUES (0::smallint, call_quarter_of_day(d.started_at)),
+                                          (1::smallint, call_duration_bin(d.duration_ms))) AS b(histogram, bin)
+               WHERE b.bin IS NOT NULL) AS h
+       GROUP BY 1, 2, 3`,
   ]);
-  return summarize(window, stats, histograms);
+  return summarize(window, stats, histograms, segments);
+}
+
+async function accountTimeZone(db: CoreDeps['db'], accountId: string): Promise<string> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { timeZone: true } });
+  if (!account) throw new AppError('ACCOUNT_NOT_FOUND', 'Account not found');
+  return account.timeZone;
+}
+
+/**
+ * Parts of the window, each as the fewest signed buckets (signedCover), as rows `(key, granularity,
+ * from_at, to_at, sign)` to join the buckets and the pending changes with: the sum over them, signed, of
+ * what a bucket keeps is that part's figure. A pending change is counted by its start, whatever the
+ * bucket width: the signs of the ranges holding an instant add up to one inside the part, zero outside.
+ */
+function ranges(parts: { key: number; from: number; to: number }[]): Prisma.Sql {
+  const rows: (SignedRange & { key: number })[] = parts.flatMap((part) =>
+    signedCover(part.from, part.to, STAT_UNITS).map((range) => ({ ...range, key: part.key })),
+  );
+  return Prisma.sql`SELECT key, granularity, to_timestamp(from_ms / 1000) AS from_at,
+      to_timestamp(to_ms / 1000) AS to_at, sign
+    FROM unnest(${rows.map((r) => r.key)}::int[], ${rows.map((r) => r.granularity)}::smallint[],
+                ${rows.map((r) => r.from)}::float8[], ${rows.map((r) => r.to)}::float8[],
+                ${rows.map((r) => r.sign)}::int[]) AS r(key, granularity, from_ms, to_ms, sign)`;
 }
 
 interface StatRow {
-  point: number;
+  key: number;
   outcome: string;
   disconnection_reason: string;
   connected: boolean;
@@ -79,26 +120,13 @@ interface StatRow {
   cost: number;
 }
 interface HistogramRow {
+  key: number;
   histogram: number;
   bin: number;
   n: number;
 }
 
-const at = (ms: number) => new Date(ms);
-
 export { binLowerBoundMs, percentileOfBins } from './figures';
-
-/** [start, end), whole hours, as conditions on buckets: the widths from `level` (0 months) down to hours. */
-function covered(start: number, end: number, level: number): Prisma.Sql {
-  const cover = coverWindow(start, end, 0, undefined, BUCKET_UNITS.slice(level, 3));
-  return Prisma.join(
-    cover.buckets.map(
-      (range) =>
-        Prisma.sql`(granularity = ${range.granularity} AND bucket >= ${at(range.from)} AND bucket < ${at(range.to!)})`,
-    ),
-    ' OR ',
-  );
-}
 
 /** The filter's conditions on the rollups' dimensions; null when nothing can match. */
 function dimensions(filter: CallAnalyticsData['filter_criteria']): Prisma.Sql | null {
@@ -111,24 +139,20 @@ function dimensions(filter: CallAnalyticsData['filter_criteria']): Prisma.Sql | 
   return Prisma.join(conditions, ' AND ');
 }
 
-/** The start of every interval of [start, end), in UTC. */
-function seriesPoints(start: number, end: number, interval: 'hour' | 'day' | 'month'): number[] {
+/** The start of every hour, day or month of `timezone` that [start, end) touches. */
+function seriesPoints(
+  start: number,
+  end: number,
+  interval: 'hour' | 'day' | 'month',
+  timezone: string,
+): number[] {
   const points: number[] = [];
-  const first = new Date(start);
-  let point =
-    interval === 'month'
-      ? Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), 1)
-      : interval === 'day'
-        ? Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate())
-        : start;
-  while (point < end) {
+  for (
+    let point = zoneFloor(timezone, start, interval);
+    point < end;
+    point = zoneNext(timezone, point, interval)
+  )
     points.push(point);
-    const date = new Date(point);
-    point =
-      interval === 'month'
-        ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1)
-        : point + (interval === 'day' ? 86_400_000 : 3_600_000);
-  }
   return points;
 }
 
@@ -150,6 +174,7 @@ function summarize(
   },
   stats: StatRow[],
   histograms: HistogramRow[],
+  segments: { offsetMs: number }[],
 ): CallAnalyticsOutput {
   const series = new Map(
     window.points.map((timestamp) => [
@@ -183,7 +208,7 @@ function summarize(
       sum.calls += row.calls;
       cost.set(row.currency, sum);
     }
-    const point = series.get(row.point);
+    const point = series.get(window.points[row.key]!);
     if (!point) continue;
     point.calls += row.calls;
     if (finished && row.connected) point.connected += row.calls;
@@ -193,15 +218,15 @@ function summarize(
     if (row.currency) point.cost[row.currency] = money((point.cost[row.currency] ?? 0) + row.cost);
   }
 
+  // The calls by quarter hour of the UTC day, moved by the zone's offset where they started; the
+  // talk-time bins, summed over the window's pieces.
   const hours = new Array<number>(24).fill(0);
-  // The zone's hours ahead of UTC at the window's end (modulo a day: all the rotation needs).
-  const last = new Date(window.end - 1);
-  const utcSecond = last.getUTCHours() * 3600 + last.getUTCMinutes() * 60 + last.getUTCSeconds();
-  const shift = Math.round((localTime(last, window.timezone).second - utcSecond) / 3600);
-  const durations: HistogramRow[] = [];
+  const durations = new Map<number, number>();
   for (const row of histograms) {
-    if (row.histogram === 0) hours[(((row.bin + shift) % 24) + 24) % 24]! += row.n;
-    else if (row.n !== 0) durations.push(row);
+    if (row.histogram === 1) durations.set(row.bin, (durations.get(row.bin) ?? 0) + row.n);
+    else
+      hours[Math.floor(mod(row.bin * QUARTER_HOUR_MS + segments[row.key]!.offsetMs, DAY_MS) / HOUR_MS)]! +=
+        row.n;
   }
 
   return {
@@ -218,7 +243,10 @@ function summarize(
       voicemail_rate: ratio(totals.voicemail, totals.connected),
       talk_time_ms: totals.durationMs,
       average_duration_ms: mean(totals.durationMs, totals.timed),
-      p90_duration_ms: percentileOfBins(durations, 0.9),
+      p90_duration_ms: percentileOfBins(
+        [...durations].map(([bin, n]) => ({ bin, n })),
+        0.9,
+      ),
       cost: [...cost]
         .filter(([, sum]) => sum.calls > 0)
         .map(([currency, sum]) => ({

@@ -3,19 +3,28 @@ import { isValidTimezone } from '../campaigns/windows';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+const QUARTER_HOUR_MS = HOUR_MS / 4;
+/** The last instant a JavaScript Date holds (ECMA-262 TimeClip). */
+const LAST_DATE_MS = 8.64e15;
 
 /** The longest window of each interval: a series of at most about 750 points. */
 export const ANALYTICS_MAX_WINDOW = { hour: 31 * DAY_MS, day: 732 * DAY_MS, month: 3660 * DAY_MS } as const;
 
-const Timestamp = z.number().int('must be an integer (Unix ms)').min(0, 'must be a Unix time in ms');
+const Timestamp = z
+  .number()
+  .int('must be an integer (Unix ms)')
+  .min(0, 'must be a Unix time in ms')
+  .max(LAST_DATE_MS - DAY_MS, 'must be a Unix time in ms before the year 275760');
 
 /** An IANA time zone the server knows, e.g. Europe/Paris. */
-const TimeZone = z.string().refine(isValidTimezone, 'must be an IANA time zone, e.g. America/New_York');
+export const TimeZone = z
+  .string()
+  .refine(isValidTimezone, 'must be an IANA time zone, e.g. America/New_York');
 
 /**
  * Extension (the spec lists an analytics API as planned): an account's calls over a window, from the
- * analytics rollups. The window is whole UTC hours: `start_timestamp` is rounded down to the hour,
- * `end_timestamp` (exclusive) up. Test calls are never counted.
+ * analytics rollups. The window is whole quarter hours: `start_timestamp` is rounded down to the
+ * quarter hour, `end_timestamp` (exclusive) up. Test calls are never counted.
  */
 export const CallAnalyticsInput = z
   .object({
@@ -23,8 +32,8 @@ export const CallAnalyticsInput = z
     end_timestamp: Timestamp,
     /** The series' step; by default hours up to two days, days up to 92 days, months beyond. */
     interval: z.enum(['hour', 'day', 'month']).optional(),
-    /** Where `calls_by_hour` counts hours of the day (its offset at the window's end, in whole hours). */
-    timezone: TimeZone.default('UTC'),
+    /** Where the series' hours, days and months and `calls_by_hour` are counted; the account's by default. */
+    timezone: TimeZone.optional(),
     filter_criteria: z
       .object({
         agent_id: z.array(z.uuid('must be a UUID')).optional(),
@@ -50,9 +59,12 @@ export const CallAnalyticsInput = z
 export type CallAnalyticsInput = z.input<typeof CallAnalyticsInput>;
 export type CallAnalyticsData = z.output<typeof CallAnalyticsInput>;
 
-/** The whole UTC hours around [start, end). */
+/** The whole quarter hours around [start, end). */
 export function alignedWindow(start: number, end: number) {
-  return { start: Math.floor(start / HOUR_MS) * HOUR_MS, end: Math.ceil(end / HOUR_MS) * HOUR_MS };
+  return {
+    start: Math.floor(start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS,
+    end: Math.ceil(end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS,
+  };
 }
 
 export function defaultInterval(windowMs: number): 'hour' | 'day' | 'month' {
@@ -76,10 +88,11 @@ const Outcome = z.object({
 });
 
 export const CallAnalyticsOutput = z.object({
-  /** The window counted, in whole hours. */
+  /** The window counted, in whole quarter hours. */
   start_timestamp: z.number().int(),
   end_timestamp: z.number().int(),
   interval: z.enum(['hour', 'day', 'month']),
+  /** The time zone the series and `calls_by_hour` are counted in. */
   timezone: z.string(),
   totals: z.object({
     /** Every call started in the window. */
@@ -101,7 +114,10 @@ export const CallAnalyticsOutput = z.object({
   }),
   /** The calls by outcome and disconnection reason, most first. */
   outcomes: z.array(Outcome),
-  /** One point per interval of the window (UTC), oldest first, with no gaps. */
+  /**
+   * One point per hour, day or month of `timezone` the window touches (its start as a Unix time), oldest
+   * first, with no gaps; the first and last count only their part inside the window.
+   */
   series: z.array(
     z.object({
       timestamp: z.number().int(),
