@@ -14,6 +14,7 @@ import { buildOpenApiDocument } from './openapi';
 import { restRoutes } from './rest';
 import { registerRemovedOperations, registerRestRoutes } from './rest/route';
 import { appRouter, type AppRouter, type TrpcContext } from '@voice/trpc';
+import { trpcRefusal } from './http/errors';
 import { createContextFactory } from './http/trpc-context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -86,6 +87,8 @@ export function createServer(
   });
 
   app.setErrorHandler((error, request, reply) => {
+    const trpc = trpcRefusal(error, request.url, request.id);
+    if (trpc) return reply.code(trpc.status).send(trpc.body);
     const response = toErrorResponse(error, request.routeOptions.config?.errorShape ?? 'error', request.id);
     if (response.status >= 500) request.log.error({ err: error }, 'request failed');
     return reply.code(response.status).headers(response.headers).send(response.body);
@@ -100,6 +103,12 @@ export function createServer(
         voiceSamples: deps.voiceSamples,
         flowModel: deps.flowModel,
       }),
+      // A refusal of a whole request (a batch mixing queries and mutations) leaves tRPC's resolver
+      // without a content type, which would go out as text/plain: its body is JSON like every other.
+      responseMeta: ({ errors, type }) =>
+        errors.length > 0 && type !== 'subscription'
+          ? { headers: { 'content-type': 'application/json' } }
+          : {},
       onError({ error, path, ctx }) {
         if (error.code === 'INTERNAL_SERVER_ERROR')
           logger.error({ err: error, path, reqId: ctx?.requestId }, 'tRPC procedure failed');

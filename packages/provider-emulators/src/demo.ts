@@ -1,7 +1,7 @@
 import type { ChatRequest, LlmReply } from './llm-emulator';
 
 /**
- * The offline demo's conversation (`pnpm dev -- --voice`): what the emulated callee says, what the
+ * The offline demo's conversation (`pnpm dev`): what the emulated callee says, what the
  * speech-to-text emulator hears in it, and what the emulated model answers, so a call dialed on the
  * demo stack holds a short appointment booking in which both sides really speak.
  */

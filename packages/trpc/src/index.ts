@@ -1,2 +1,3 @@
 export { appRouter, createCaller, type AppRouter } from './root';
 export type { TrpcContext } from './context';
+export { requestErrorBody } from './trpc';

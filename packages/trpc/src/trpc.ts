@@ -1,5 +1,8 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import {
+  type AppError,
   assertSafeInput,
   authenticateRequest,
   describeIssues,
@@ -48,6 +51,33 @@ const domainErrors = t.middleware(async ({ ctx, next }) => {
   }
   return result;
 });
+
+/**
+ * A refusal made before tRPC reads the request (the HTTP server's: a body over the limit, a content type
+ * that is not JSON), in the shape a tRPC client reads, as the formatter above makes it: one error per
+ * procedure of a batch (`path` names them, comma-separated).
+ */
+export function requestErrorBody(
+  cause: AppError,
+  { path, batch, requestId }: { path: string; batch: boolean; requestId: string },
+): unknown {
+  const error = new TRPCError({ code: cause.trpcCode, message: cause.message, cause });
+  const shapeOf = (procedure: string) =>
+    t._config.errorFormatter({
+      error,
+      type: 'unknown',
+      path: procedure,
+      input: undefined,
+      ctx: { requestId } as TrpcContext,
+      shape: {
+        message: cause.message,
+        code: TRPC_ERROR_CODES_BY_KEY[error.code],
+        data: { code: error.code, httpStatus: getHTTPStatusCodeFromError(error), path: procedure },
+      },
+    });
+  const paths = path.split(',');
+  return batch ? paths.map((procedure) => ({ error: shapeOf(procedure) })) : { error: shapeOf(paths[0]!) };
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

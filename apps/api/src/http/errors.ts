@@ -1,4 +1,5 @@
 import { AppError, isAppError } from '@voice/core';
+import { requestErrorBody } from '@voice/trpc';
 
 /**
  * The spec's two error bodies: agent-create and agent-modify answer `{status: "error", message}`,
@@ -57,4 +58,27 @@ export function toErrorResponse(error: unknown, shape: ErrorShape, requestId: st
   const body: Record<string, string> =
     shape === 'status-message' ? { status: 'error', message: appError.message } : { error: appError.message };
   return { status, body, headers: {} };
+}
+
+/**
+ * What the HTTP server refuses on `/trpc` before tRPC reads the request (a body over the limit, a content
+ * type that is not JSON, a body that is not JSON), in tRPC's error shape so the client can read it; null
+ * for any other request or error.
+ */
+export function trpcRefusal(
+  error: unknown,
+  url: string,
+  requestId: string,
+): { status: number; body: unknown } | null {
+  const match = /^\/trpc\/([^?]*)(?:\?(.*))?$/.exec(url);
+  const cause = match && !isAppError(error) ? fromFramework(error as FastifyLikeError) : null;
+  if (!match || !cause) return null;
+  let path: string;
+  try {
+    path = decodeURIComponent(match[1]!);
+  } catch {
+    path = match[1]!;
+  }
+  const batch = new URLSearchParams(match[2] ?? '').get('batch') === '1';
+  return { status: cause.httpStatus, body: requestErrorBody(cause, { path, batch, requestId }) };
 }

@@ -34,12 +34,16 @@ const RUNS = { structured: 30, oversized: 10, raw: 20 } as const;
 
 // Every REST write and every tRPC mutation, read from the tables the server itself registers.
 const restWrites = restRoutes.filter((route) => route.method !== 'GET');
-const trpcMutations = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>)
-  .filter(([, procedure]) => procedure._def.type === 'mutation')
-  .map(([path, procedure]) => ({
-    path,
-    fields: (procedure._def.inputs as z.core.$ZodType[]).flatMap(fieldNames),
-  }));
+const trpcProcedures = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, AnyProcedure>,
+).map(([path, procedure]) => ({
+  path,
+  type: procedure._def.type,
+  fields: (procedure._def.inputs as z.core.$ZodType[]).flatMap(fieldNames),
+}));
+const trpcMutations = trpcProcedures.filter((procedure) => procedure.type === 'mutation');
+// Queries and the subscription take their input in the URL (`?input=`).
+const trpcReads = trpcProcedures.filter((procedure) => procedure.type !== 'mutation');
 
 /** Top-level field names of a zod object schema, through optional/default/pipe wrappers. */
 function fieldNames(schema: z.core.$ZodType | undefined): string[] {
@@ -449,7 +453,7 @@ function expectRestError(route: AnyRestRoute, res: Response) {
   expect(message, summary(res)).not.toBe('Internal server error');
 }
 
-/** Refusals Fastify makes before tRPC sees the request; they keep the plain {error} body. */
+/** Refusals Fastify makes before tRPC sees the request, in tRPC's shape all the same. */
 const FRAMEWORK_REFUSALS: Record<number, string> = {
   413: 'Request body must be at most 1 MB',
   415: 'Content-Type must be application/json',
@@ -457,32 +461,44 @@ const FRAMEWORK_REFUSALS: Record<number, string> = {
 
 function expectTrpcError(path: string, res: Response) {
   expect(res.headers.get('content-type'), summary(res)).toMatch(/^application\/json/);
+  expectTrpcErrorShape(path, res.status, res.headers.get('x-request-id'), res.json, summary(res));
   const framework = FRAMEWORK_REFUSALS[res.status];
-  if (framework) {
-    expect(res.json, summary(res)).toStrictEqual({ error: framework });
-    return;
-  }
-  const data = (res.json as { error?: { data?: { code?: TRPC_ERROR_CODE_KEY; appCode?: ErrorCode } } })?.error
+  if (framework)
+    expect((res.json as unknown as { error: { message: string } }).error.message).toBe(framework);
+}
+
+/**
+ * One error of the tRPC shape (the formatter's, packages/trpc/src/trpc.ts) for `path`, answered with
+ * `status`: its code, HTTP status and app code agree, and its message says something.
+ */
+function expectTrpcErrorShape(
+  path: string | undefined,
+  status: number,
+  requestId: string | null | undefined,
+  json: unknown,
+  context: string,
+) {
+  const data = (json as { error?: { data?: { code?: TRPC_ERROR_CODE_KEY; appCode?: ErrorCode } } })?.error
     ?.data;
   const code = data?.code as TRPC_ERROR_CODE_KEY;
-  expect(res.json, summary(res)).toStrictEqual({
+  expect(json, context).toStrictEqual({
     error: {
       message: expect.any(String),
       code: TRPC_ERROR_CODES_BY_KEY[code],
       data: {
         code,
-        httpStatus: res.status,
-        path,
-        requestId: res.headers.get('x-request-id'),
+        httpStatus: status,
+        ...(path !== undefined && { path }),
+        ...(requestId !== undefined && { requestId }),
         ...(data?.appCode !== undefined && { appCode: data.appCode }),
       },
     },
   });
-  expect(getHTTPStatusCodeFromError(new TRPCError({ code })), summary(res)).toBe(res.status);
-  if (data?.appCode !== undefined) expect(ERROR_CODES[data.appCode]?.trpc, summary(res)).toBe(code);
-  const { message } = (res.json as unknown as { error: { message: string } }).error;
-  expect(message.trim(), summary(res)).not.toBe('');
-  expect(message, summary(res)).not.toBe('Internal server error');
+  expect(getHTTPStatusCodeFromError(new TRPCError({ code })), context).toBe(status);
+  if (data?.appCode !== undefined) expect(ERROR_CODES[data.appCode]?.trpc, context).toBe(code);
+  const { message } = (json as { error: { message: string } }).error;
+  expect(message.trim(), context).not.toBe('');
+  expect(message, context).not.toBe('Internal server error');
 }
 
 /** Sends one request and checks the three properties; a 2xx may write, and the next run re-counts. */
@@ -586,3 +602,132 @@ describe.each(trpcMutations.map((mutation) => [mutation.path, mutation] as const
     });
   },
 );
+
+/**
+ * A GET as a tRPC client makes it. A subscription's stream is not waited for: its headers are enough (a
+ * refused input answers JSON before any stream starts).
+ */
+async function read(url: string, credential: string): Promise<Response> {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${credential}` },
+    signal: controller.signal,
+  });
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    controller.abort();
+    return { status: response.status, headers: response.headers, json: undefined as never, text: '' };
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json: json as never, text };
+}
+
+describe.each(trpcReads.map((procedure) => [`${procedure.path} (${procedure.type})`, procedure] as const))(
+  'tRPC %s, its input in the URL',
+  (_name, { path, fields }) => {
+    const families = ['structured JSON inputs', 'invalid JSON'] as const;
+    it.each(families)('%s', async (family) => {
+      const arbitrary =
+        family === 'structured JSON inputs'
+          ? structuredBodies(fields, plausible).map(
+              (body) => JSON.stringify((body as { value: unknown }).value) ?? 'null',
+            )
+          : fc.oneof(fc.constantFrom(...AWKWARD_JSON_TEXT), fc.string({ unit: 'binary', maxLength: 40 }));
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('api key', 'dashboard user'), arbitrary, async (who, input) => {
+          const before = await rowCounts();
+          const res = await read(
+            `${api.url}/trpc/${path}?input=${encodeURIComponent(input)}`,
+            who === 'api key' ? apiKey : userToken,
+          );
+          expect(res.status, summary(res)).toBeLessThan(500);
+          if (res.status >= 400) {
+            expectTrpcError(path, res);
+            expect(await rowCounts(), `rows written by a ${summary(res)}`).toStrictEqual(before);
+          }
+        }),
+        { seed: SEED, numRuns: family === 'structured JSON inputs' ? RUNS.structured : RUNS.raw },
+      );
+    });
+  },
+);
+
+describe('tRPC batches', () => {
+  const paths = trpcProcedures.map((procedure) => procedure.path);
+  const batchInput = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.dictionary(fc.constantFrom('0', '1', '2', '5', '-1', '__proto__', 'x'), fc.jsonValue({ maxDepth: 2 })),
+    fc.constantFrom(...AWKWARD_JSON_TEXT).map((text) => ({ raw: text })),
+  );
+  const batch = fc.record({
+    method: fc.constantFrom('GET', 'POST'),
+    procedures: fc.array(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...paths) },
+        fc.constantFrom('nope.nope', '', 'agents'),
+      ),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    ),
+    flag: fc.constantFrom('batch=1', 'batch=1', 'batch=2', 'batch=true', ''),
+    input: batchInput,
+    who: fc.constantFrom('api key', 'dashboard user'),
+  });
+
+  it('answers malformed batches in the tRPC shape, one answer per procedure, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(batch, async ({ method, procedures, flag, input, who }) => {
+        const text =
+          input && typeof input === 'object' && 'raw' in input && typeof input.raw === 'string'
+            ? input.raw
+            : JSON.stringify(input);
+        const joined = procedures.map(encodeSegment).join(',');
+        const credential = who === 'api key' ? apiKey : userToken;
+        const url = `${api.url}/trpc/${joined}?${flag}${method === 'GET' ? `&input=${encodeURIComponent(text)}` : ''}`;
+        const res =
+          method === 'GET'
+            ? await read(url, credential)
+            : await http(url, {
+                method,
+                key: credential,
+                rawBody: text,
+                headers: { 'content-type': 'application/json' },
+              });
+        const context = `${method} ${procedures.join(',')}?${flag} ${text.slice(0, 80)} → ${summary(res)}`;
+        expect(res.status, context).toBeLessThan(500);
+        if (res.text === '' && res.status < 400) return; // a subscription's stream
+        expect(res.headers.get('content-type'), context).toMatch(/^application\/json/);
+        if (!Array.isArray(res.json)) {
+          // The batch refused as a whole (e.g. queries and mutations mixed), before any procedure ran.
+          const data = (res.json as { error?: { data?: { path?: string; requestId?: string } } }).error?.data;
+          expectTrpcErrorShape(data?.path, res.status, data?.requestId, res.json, context);
+          return;
+        }
+        expect(res.json, context).toHaveLength(procedures.length);
+        for (const [index, answer] of (res.json as unknown[]).entries()) {
+          if (answer && typeof answer === 'object' && 'result' in answer) continue;
+          const data = (answer as { error?: { data?: { httpStatus?: number; requestId?: string } } }).error
+            ?.data;
+          expect(data, context).toBeDefined();
+          expectTrpcErrorShape(procedures[index], data!.httpStatus!, data!.requestId, answer, context);
+        }
+      }),
+      { seed: SEED, numRuns: 60 },
+    );
+  });
+});
+
+describe('the hostile-input suite covers every procedure', () => {
+  it('sends every tRPC procedure hostile input: mutations in bodies, queries and subscriptions in URLs', () => {
+    const covered = new Set([...trpcMutations, ...trpcReads].map((procedure) => procedure.path));
+    expect([...covered].sort()).toEqual(Object.keys(appRouter._def.procedures).sort());
+    expect(trpcReads.some((procedure) => procedure.type === 'subscription')).toBe(true);
+  });
+});

@@ -40,7 +40,13 @@ describe('rejected requests write nothing', () => {
     const huge = JSON.stringify({ phone_number: '+14155550199', display_name: 'x'.repeat(BODY_LIMIT_BYTES) });
     const res = await http(addUrl(), { method: 'POST', key: alpha.key, rawBody: huge });
     expect(res.status).toBe(413);
-    expect(res.json).toEqual({ error: 'Request body must be at most 1 MB' });
+    // In tRPC's shape, which its client reads, as every /trpc answer.
+    expect(
+      (res.json as unknown as { error: { message: string; data: { code: string; path: string } } }).error,
+    ).toMatchObject({
+      message: 'Request body must be at most 1 MB',
+      data: { code: 'PAYLOAD_TOO_LARGE', path: 'phoneNumbers.add' },
+    });
     expect(await countNumbers()).toBe(before);
   });
 
@@ -52,6 +58,9 @@ describe('rejected requests write nothing', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.status).toBe(415);
+    expect((res.json as unknown as { error: { data: { code: string } } }).error.data.code).toBe(
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   it('unauthenticated and invalid writes are refused before anything is stored', async () => {

@@ -1,6 +1,7 @@
 import { parse, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { assertSafeInput } from '../validation';
 
 /**
  * A scenario of the agent test bench: a caller the language model plays (its persona and goal), the
@@ -34,10 +35,13 @@ export function parseAgentTestScenarios(text: string): AgentTestScenario[] {
   try {
     document = parse(text);
   } catch (error) {
-    if (error instanceof YAMLParseError)
-      throw new AppError('VALIDATION_FAILED', `The scenarios are not valid YAML: ${error.message}`);
-    throw error;
+    // The loader refuses what it cannot read (YAMLParseError) and also aliases it cannot resolve or
+    // that would expand too far (the library's alias limit): the document's fault either way.
+    const reason = error instanceof YAMLParseError ? error.message : `${(error as Error).message}`;
+    throw new AppError('VALIDATION_FAILED', `The scenarios are not valid YAML: ${reason}`);
   }
+  // What its escapes decode to (a "\0") must be storable as well as what was sent.
+  assertSafeInput(document, 'scenarios');
   const list =
     document && typeof document === 'object' && !Array.isArray(document) && 'scenarios' in document
       ? (document as { scenarios: unknown }).scenarios

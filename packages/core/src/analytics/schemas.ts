@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { LAST_DATE_MS } from '../bounds';
 import { isValidTimezone } from '../campaigns/windows';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const QUARTER_HOUR_MS = HOUR_MS / 4;
-/** The last instant a JavaScript Date holds (ECMA-262 TimeClip). */
-const LAST_DATE_MS = 8.64e15;
 
 /** The longest window of each interval: a series of at most about 750 points. */
 export const ANALYTICS_MAX_WINDOW = { hour: 31 * DAY_MS, day: 732 * DAY_MS, month: 3660 * DAY_MS } as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LAST_DATE_MS } from '../bounds';
 
 export const CALL_STATUSES = [
   'initiated',
@@ -87,9 +88,14 @@ export const CreateWebCallOutput = z.object({
 });
 export type CreateWebCallOutput = z.infer<typeof CreateWebCallOutput>;
 
+const ThresholdMs = z
+  .number()
+  .int('must be an integer (Unix ms)')
+  .min(-LAST_DATE_MS, 'must be a Unix time in ms within the Date range')
+  .max(LAST_DATE_MS, 'must be a Unix time in ms within the Date range');
 const Threshold = z.object({
-  lower_threshold: z.number().int('must be an integer (Unix ms)').optional(),
-  upper_threshold: z.number().int('must be an integer (Unix ms)').optional(),
+  lower_threshold: ThresholdMs.optional(),
+  upper_threshold: ThresholdMs.optional(),
 });
 
 /** A number filter: the whole E.164 number, or (`prefix`) its first digits, e.g. `+1415`. */

@@ -54,6 +54,8 @@ export const CONTACTS_HEADER_PROBLEM = 'the header must name a to_number column'
 export function contactFromCsv(header: string[], fields: string[] | null): CsvContact | string {
   if (!fields || fields.length !== header.length)
     return `expected ${header.length} fields, found ${fields?.length ?? 'unbalanced quotes'}`;
+  if (fields.some((field) => field.includes('\u0000')))
+    return 'holds a NUL character, which no contact can keep (a binary file?)';
   const values = Object.fromEntries(header.map((name, i) => [name, fields[i]!.trim()]));
   const { to_number = '', timezone, ...variables } = values;
   return { to_number, ...(timezone ? { timezone } : {}), variables };

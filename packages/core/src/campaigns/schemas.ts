@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RingTimeoutSeconds } from '../agents/schemas';
+import { INT4_MAX } from '../bounds';
 import { isValidTimezone, secondsOfDay, WEEKDAYS } from './windows';
 
 export const CAMPAIGN_STATUSES = [
@@ -167,8 +168,8 @@ export const ListContactsInput = z
   .object({
     state: z.enum(CONTACT_STATES).optional(),
     limit: z.number().int().min(1).max(1000).default(100),
-    /** The last `position` of the previous page. */
-    after: z.number().int().min(0).optional(),
+    /** The last `position` of the previous page (an int4 column). */
+    after: z.number().int().min(0).max(INT4_MAX).optional(),
   })
   .strict();
 

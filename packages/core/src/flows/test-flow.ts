@@ -55,7 +55,7 @@ export async function testFlowTurn(
   if (!model)
     throw new AppError(
       'UNPROCESSABLE',
-      'The text chat needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL) for the api, or run pnpm dev -- --voice',
+      'The text chat needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL) for the api, or run pnpm dev (its voice stack includes one)',
     );
   const agent = await loadFlowAgent(deps, accountId, input.agent_id);
   const flow = sealedForAgent(deps.config, agent, parseFlow(input.flow));

@@ -47,6 +47,11 @@ export async function documentText(type: DocumentType, data: Buffer): Promise<st
     }
   }
   text = text
+    // Control characters other than tabs and line breaks (a NUL among them, which Postgres cannot
+    // store) carry no text: they go, as do halves of characters a PDF's text may hold.
+    // eslint-disable-next-line no-control-regex -- exactly these are removed
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+    .replace(/\p{Cs}/gu, '\uFFFD')
     .replace(/\r\n?/g, '\n')
     .replace(/[ \t]+\n/g, '\n')
     .trim();
