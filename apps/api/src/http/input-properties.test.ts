@@ -189,14 +189,21 @@ function plausibleValues(ids: Record<string, string>): Record<string, unknown> {
   };
 }
 
-/** A real id of the seeded account half the time, any other string the rest. */
-function idArbitrary(real: string | undefined): fc.Arbitrary<string> {
+/**
+ * A real id of the seeded account half the time, any other string the rest: another account's id of
+ * the same kind among them.
+ */
+function idArbitrary(
+  real: string | undefined,
+  foreign = real && otherIds[realIdKind(real)],
+): fc.Arbitrary<string> {
   const other = fc
     .oneof(
       fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
       fc.uuid(),
       fc.constantFrom('\u0000', '%', ' ', 'null', '00000000-0000-0000-0000-000000000000'),
       ...(real ? [fc.constantFrom(`${real}\u0000`, real.toUpperCase(), ` ${real}`)] : []),
+      ...(foreign ? [fc.constant(foreign)] : []),
     )
     // "." and ".." are dot segments: the URL parser resolves them before a request leaves.
     .filter((value) => value !== '.' && value !== '..');
@@ -354,6 +361,12 @@ let apiKey: string;
 let userToken: string;
 let plausible: Record<string, unknown>;
 let realIds: Record<string, string>;
+/** Another account's resources, by the field that names each: never to be read or changed here. */
+let otherIds: Record<string, string>;
+/** A digest of every row of the other account, to compare at the end. */
+let otherRows: () => Promise<string>;
+let otherDigest: string;
+const realIdKind = (id: string) => Object.entries(realIds).find(([, value]) => value === id)?.[0] ?? '';
 /** Rows added (inserted less deleted) since the triggers were made, per table. */
 let rowCounts: () => Promise<Record<string, number>>;
 
@@ -404,6 +417,48 @@ beforeAll(async () => {
     id: spare.apiKey.id,
   };
   plausible = plausibleValues(realIds);
+
+  const other = await seedAccount(deps, 'Other', ['+14155550170']);
+  const otherCall = await dialCall(deps, {
+    accountId: other.account.id,
+    from_number: '+14155550170',
+    to_number: '+14155550199',
+  });
+  const otherCampaign = await createCampaign(deps, {
+    accountId: other.account.id,
+    ...CreateCampaignInput.parse({
+      name: 'Theirs',
+      agent_id: other.agent.id,
+      from_numbers: ['+14155550170'],
+      contacts: [{ to_number: '+14155550124' }],
+    }),
+  });
+  const otherKey = await createApiKey(deps, { accountId: other.account.id, name: 'theirs' });
+  otherIds = {
+    agent_id: other.agent.id,
+    override_agent_id: other.agent.id,
+    call_id: otherCall.call_id,
+    pagination_key: otherCall.call_id,
+    campaign_id: otherCampaign.body.campaign_id,
+    id: otherKey.apiKey.id,
+  };
+  // Every table with an account_id: the other account's rows, as text, in a fixed order.
+  const accountTables = await deps.db.$queryRawUnsafe<{ name: string }[]>(
+    `SELECT table_name AS name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND column_name = 'account_id' ORDER BY 1`,
+  );
+  otherRows = async () => {
+    const parts: string[] = [];
+    for (const { name } of accountTables) {
+      const [row] = await deps.db.$queryRawUnsafe<{ digest: string | null }[]>(
+        `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${name}" t WHERE account_id = $1::uuid`,
+        other.account.id,
+      );
+      parts.push(`${name}:${row?.digest ?? ''}`);
+    }
+    return parts.join('\n');
+  };
+  otherDigest = await otherRows();
 
   // Each table's rows, counted by a trigger in the writing transaction (+1 for a row inserted, -1 for
   // one deleted; a rolled-back write counts nothing, as it leaves nothing): a snapshot is one small read
@@ -501,6 +556,13 @@ function expectTrpcErrorShape(
   expect(message, context).not.toBe('Internal server error');
 }
 
+/** No answer names another account's resource the request did not name itself. */
+function expectNoForeignIds(res: Response, sent: string) {
+  for (const id of new Set(Object.values(otherIds)))
+    if (!sent.includes(id))
+      expect(res.text.includes(id), `another account's ${id} in ${summary(res)}`).toBe(false);
+}
+
 /** Sends one request and checks the three properties; a 2xx may write, and the next run re-counts. */
 async function expectSafeWrite(
   request: { url: string; method: string; credential: string; body: BodySpec },
@@ -515,6 +577,7 @@ async function expectSafeWrite(
     headers: { 'content-type': contentType },
   });
   expect(res.status, summary(res)).toBeLessThan(500);
+  expectNoForeignIds(res, request.url + text);
   if (res.status >= 400) {
     expectErrorShape(res);
     expect(await rowCounts(), `rows written by a ${summary(res)}`).toStrictEqual(before);
@@ -632,11 +695,28 @@ describe.each(trpcReads.map((procedure) => [`${procedure.path} (${procedure.type
   (_name, { path, fields }) => {
     const families = ['structured JSON inputs', 'invalid JSON'] as const;
     it.each(families)('%s', async (family) => {
+      // Id fields are this account's, another's or anything, as a mutation's are.
+      const idFields = fields.filter((field) => field in realIds);
       const arbitrary =
         family === 'structured JSON inputs'
-          ? structuredBodies(fields, plausible).map(
-              (body) => JSON.stringify((body as { value: unknown }).value) ?? 'null',
-            )
+          ? fc
+              .tuple(
+                structuredBodies(fields, plausible),
+                fc.option(
+                  fc.record(
+                    Object.fromEntries(idFields.map((field) => [field, idArbitrary(realIds[field])])),
+                  ),
+                  { freq: 3 },
+                ),
+              )
+              .map(([body, ids]) => {
+                const { value } = body as { value: unknown };
+                const withIds =
+                  ids && value && typeof value === 'object' && !Array.isArray(value)
+                    ? { ...value, ...ids }
+                    : value;
+                return JSON.stringify(withIds) ?? 'null';
+              })
           : fc.oneof(fc.constantFrom(...AWKWARD_JSON_TEXT), fc.string({ unit: 'binary', maxLength: 40 }));
       await fc.assert(
         fc.asyncProperty(fc.constantFrom('api key', 'dashboard user'), arbitrary, async (who, input) => {
@@ -646,6 +726,7 @@ describe.each(trpcReads.map((procedure) => [`${procedure.path} (${procedure.type
             who === 'api key' ? apiKey : userToken,
           );
           expect(res.status, summary(res)).toBeLessThan(500);
+          expectNoForeignIds(res, input);
           if (res.status >= 400) {
             expectTrpcError(path, res);
             expect(await rowCounts(), `rows written by a ${summary(res)}`).toStrictEqual(before);
@@ -702,6 +783,7 @@ describe('tRPC batches', () => {
               });
         const context = `${method} ${procedures.join(',')}?${flag} ${text.slice(0, 80)} → ${summary(res)}`;
         expect(res.status, context).toBeLessThan(500);
+        expectNoForeignIds(res, text);
         if (res.text === '' && res.status < 400) return; // a subscription's stream
         expect(res.headers.get('content-type'), context).toMatch(/^application\/json/);
         if (!Array.isArray(res.json)) {
@@ -721,6 +803,12 @@ describe('tRPC batches', () => {
       }),
       { seed: SEED, numRuns: 60 },
     );
+  });
+});
+
+describe('another account', () => {
+  it('has every row as it was, after all of the above', async () => {
+    expect(await otherRows()).toBe(otherDigest);
   });
 });
 

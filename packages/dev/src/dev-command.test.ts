@@ -1,47 +1,51 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signUserToken } from '@voice/core';
-import { createTestDatabase, type TestDatabase } from '@voice/db/testing';
-import { freePort, REPO_ROOT } from '@voice/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { REPO_ROOT } from './paths';
+import { freePort } from './ports';
 
 /**
- * `pnpm dev` as a newcomer runs it, with no flag: the whole product, the media server and the emulated
- * providers included, on its own database, data directory and ports (the suite's Temporal server). It
- * prints where everything is, every service answers, and the demo flow books through its local HTTPS
- * calendar by text chat.
+ * `pnpm dev` as a newcomer runs it, with no flag and nothing configured: its own embedded database and
+ * Temporal server, the media server and the emulated providers, in a data directory and on ports of its
+ * own. It prints where everything is, every service answers, and the demo flow books through its local
+ * HTTPS calendar by text chat, as the dashboard's user signed in with the printed login.
  */
-let database: TestDatabase;
 let dataDir: string;
 let dev: ChildProcess;
 let output = '';
-const ports = { api: 0, worker: 0, media: 0, web: 0, calendar: 0 };
+const ports = { api: 0, worker: 0, media: 0, web: 0, calendar: 0, database: 0, temporal: 0, temporalUi: 0 };
 
 beforeAll(async () => {
-  database = await createTestDatabase({ migrated: false });
   dataDir = await mkdtemp(join(tmpdir(), 'voice-dev-'));
+  // As root, the embedded database runs as the postgres user, which must reach its folder.
+  await chmod(dataDir, 0o755);
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DEV_DATA_DIR: dataDir,
+    PORT: String(ports.api),
+    WORKER_HEALTH_PORT: String(ports.worker),
+    MEDIA_PORT: String(ports.media),
+    WEB_PORT: String(ports.web),
+    DEV_CALENDAR_PORT: String(ports.calendar),
+    DEV_DATABASE_PORT: String(ports.database),
+    DEV_TEMPORAL_PORT: String(ports.temporal),
+    DEV_TEMPORAL_UI_PORT: String(ports.temporalUi),
+  };
+  // Nothing the machine has set for itself: the embedded defaults and the demo's emulated providers.
+  for (const name of [
+    'DATABASE_URL',
+    'TEMPORAL_ADDRESS',
+    'TWILIO_ACCOUNT_SID',
+    'OPENAI_API_KEY',
+    'DEEPGRAM_API_KEY',
+  ])
+    delete env[name];
   dev = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/dev.ts'], {
     cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: `dev-stack-${ports.api}`,
-      DEV_DATA_DIR: dataDir,
-      PORT: String(ports.api),
-      WORKER_HEALTH_PORT: String(ports.worker),
-      MEDIA_PORT: String(ports.media),
-      WEB_PORT: String(ports.web),
-      DEV_CALENDAR_PORT: String(ports.calendar),
-      // Whatever the machine has set for itself: the demo's providers are the emulators.
-      TWILIO_ACCOUNT_SID: '',
-      OPENAI_API_KEY: '',
-      DEEPGRAM_API_KEY: '',
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   dev.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -90,7 +94,6 @@ afterAll(async () => {
       }
     }
   }
-  await database?.drop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -99,7 +102,7 @@ describe('pnpm dev', () => {
     const api = `http://127.0.0.1:${ports.api}`;
     expect(output).toMatch(/ready in \d+\.\d s/);
     expect(output).toContain(`API:          ${api}`);
-    expect(output).toMatch(/Temporal UI: {2}\S+/);
+    expect(output).toContain(`Temporal UI:  http://127.0.0.1:${ports.temporalUi}`);
     const login = /Dashboard: {4}(\S+) {3}\(sign in: (\S+) \/ (\S+)\)/.exec(output);
     expect(login?.[1]).toBe(`http://127.0.0.1:${ports.web}/app/`);
     expect(output).not.toContain('Without voice');
@@ -108,39 +111,55 @@ describe('pnpm dev', () => {
       `${api}/healthz`,
       `http://127.0.0.1:${ports.worker}/healthz`,
       `http://127.0.0.1:${ports.media}/healthz`,
+      `http://127.0.0.1:${ports.temporalUi}/`,
     ])
       expect((await fetch(url)).status, url).toBe(200);
     expect(await (await fetch(login![1]!)).text()).toContain('<div id="root">');
 
-    // The demo flow agent's calendar is the local HTTPS one, and its text chat books through it.
-    const db = database.db;
-    const user = await db.user.findFirstOrThrow({ where: { email: login![2]! } });
-    const flowAgent = await db.agent.findFirstOrThrow({
-      where: { accountId: user.accountId, agentType: 'conversationalFlow' },
+    // Signed in with the printed login, as the dashboard is: the session cookie and its CSRF token.
+    const signIn = await fetch(`${api}/trpc/session.signIn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: login![2], password: login![3] }),
     });
-    expect(JSON.stringify(flowAgent.flowDefinition)).toContain(`https://127.0.0.1:${ports.calendar}/`);
-    const secret = (await readFile(join(dataDir, 'jwt-secret'), 'utf8')).trim();
-    const token = await signUserToken(secret, { userId: user.id, accountId: user.accountId });
-    const trpc = async (path: string, input: unknown) => {
-      const response = await fetch(`${api}/trpc/${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-      const body = (await response.json()) as { result?: { data: unknown }; error?: unknown };
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrf_token: csrf } = ((await signIn.json()) as { result: { data: { csrf_token: string } } })
+      .result.data;
+    const trpc = async <T>(path: string, input: unknown, type: 'query' | 'mutation' = 'mutation') => {
+      const response =
+        type === 'query'
+          ? await fetch(`${api}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+              headers: { cookie },
+            })
+          : await fetch(`${api}/trpc/${path}`, {
+              method: 'POST',
+              headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+              body: JSON.stringify(input),
+            });
+      const body = (await response.json()) as { result?: { data: T }; error?: unknown };
       expect(response.status, JSON.stringify(body)).toBe(200);
-      return body.result!.data as {
-        state: unknown;
-        entries: { role: string; content: string }[];
-        invocations: unknown[];
-      };
+      return body.result!.data;
     };
+    // The demo flow agent's calendar is the local HTTPS one, and its text chat books through it.
+    const agents = await trpc<{ agents: { agent_id: string; agent_type: string }[] }>(
+      'agents.list',
+      {},
+      'query',
+    );
+    const flowAgent = agents.agents.find((agent) => agent.agent_type === 'conversationalFlow')!;
+    const { flow } = await trpc<{ flow: unknown }>('flows.get', { agent_id: flowAgent.agent_id }, 'query');
+    expect(JSON.stringify(flow)).toContain(`https://127.0.0.1:${ports.calendar}/availability`);
     const dialogue: { role: 'caller' | 'agent'; content: string }[] = [];
     let state: unknown = null;
     const turn = async (text: string | null) => {
-      const result = await trpc('flows.testTurn', {
-        agent_id: flowAgent.id,
-        flow: flowAgent.flowDefinition,
+      const result = await trpc<{
+        state: unknown;
+        entries: { role: string; content: string }[];
+        invocations: unknown[];
+      }>('flows.testTurn', {
+        agent_id: flowAgent.agent_id,
+        flow,
         dialogue,
         state,
         text,
