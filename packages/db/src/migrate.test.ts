@@ -161,7 +161,8 @@ describe('migration runner', () => {
     ]);
     const quarters = await query<{ bucket: Date; status: string; calls: string }>(
       database.url,
-      `SELECT bucket, outcome AS status, calls FROM call_stats WHERE granularity = 4 ORDER BY 1, 2`,
+      // A bucket a change took back to nothing may stay, at 0: it counts nothing.
+      `SELECT bucket, outcome AS status, calls FROM call_stats WHERE granularity = 4 AND calls <> 0 ORDER BY 1, 2`,
     );
     const expected = new Map<string, number>();
     for (const at of starts) {
