@@ -49,37 +49,50 @@ export async function callAnalytics(
   // The histograms: the window cut where the zone's offset changes, tagged with the piece's index.
   const segments = offsetSegments(timezone, start, end);
   const pieces = ranges(segments.map((segment, index) => ({ key: index, ...segment })));
+  // Each range is read once, whatever parts it counts in (a local day's edge is the next day's too),
+  // its buckets through the primary key (a lateral subquery, kept apart from the planner's joins by
+  // OFFSET 0: it cannot know how few rows a range holds, and would scan the account's buckets whole),
+  // its pending changes through (account_id, started_at); then added to each part it counts in, signed.
+  const buckets = (table: Prisma.Sql) => Prisma.sql`CROSS JOIN LATERAL (SELECT * FROM ${table} b
+      WHERE b.account_id = ${accountId}::uuid AND b.granularity = r.granularity AND b.bucket >= r.from_at
+        AND b.bucket < r.to_at AND ${dims} OFFSET 0) b`;
+  const pending = Prisma.sql`CROSS JOIN LATERAL (SELECT * FROM call_stat_deltas d
+      WHERE d.account_id = ${accountId}::uuid AND d.started_at >= r.from_at AND d.started_at < r.to_at
+        AND ${dims} OFFSET 0) d`;
   const [stats, histograms] = await Promise.all([
     db.$queryRaw<StatRow[]>`
-      WITH r AS (${series})
-      SELECT key, outcome, disconnection_reason, connected, currency,
-             sum(calls)::float8 AS calls, sum(timed_calls)::float8 AS timed_calls,
-             sum(duration_ms)::float8 AS duration_ms, sum(cost)::float8 AS cost
-        FROM (SELECT r.key, s.outcome, s.disconnection_reason, s.connected, s.currency, s.calls * r.sign AS calls,
-                     s.timed_calls * r.sign AS timed_calls, s.duration_ms * r.sign AS duration_ms,
-                     s.cost * r.sign AS cost
-                FROM r JOIN call_stats s ON s.account_id = ${accountId}::uuid AND s.granularity = r.granularity
-                 AND s.bucket >= r.from_at AND s.bucket < r.to_at AND ${dims}
-              UNION ALL
-              SELECT r.key, d.outcome, d.disconnection_reason, d.connected, d.currency, d.delta * r.sign,
-                     CASE WHEN d.duration_ms IS NULL THEN 0 ELSE d.delta * r.sign END,
-                     d.delta * r.sign * coalesce(d.duration_ms, 0), d.delta * r.sign * coalesce(d.cost, 0)
-                FROM r JOIN call_stat_deltas d ON d.account_id = ${accountId}::uuid
-                 AND d.started_at >= r.from_at AND d.started_at < r.to_at AND ${dims}) AS s
+      WITH r AS (${series.ranges}), c AS (${series.parts}),
+      read AS (
+        SELECT r.range, b.outcome, b.disconnection_reason, b.connected, b.currency, sum(b.calls) AS calls,
+               sum(b.timed_calls) AS timed_calls, sum(b.duration_ms) AS duration_ms, sum(b.cost) AS cost
+          FROM r ${buckets(Prisma.sql`call_stats`)}
+         GROUP BY 1, 2, 3, 4, 5
+        UNION ALL
+        SELECT r.range, d.outcome, d.disconnection_reason, d.connected, d.currency, sum(d.delta),
+               sum(CASE WHEN d.duration_ms IS NULL THEN 0 ELSE d.delta END),
+               sum(d.delta * coalesce(d.duration_ms, 0)), sum(d.delta * coalesce(d.cost, 0))
+          FROM r ${pending}
+         GROUP BY 1, 2, 3, 4, 5)
+      SELECT c.key, outcome, disconnection_reason, connected, currency, sum(calls * c.sign)::float8 AS calls,
+             sum(timed_calls * c.sign)::float8 AS timed_calls, sum(duration_ms * c.sign)::float8 AS duration_ms,
+             sum(cost * c.sign)::float8 AS cost
+        FROM read JOIN c USING (range)
        GROUP BY 1, 2, 3, 4, 5`,
     db.$queryRaw<HistogramRow[]>`
-      WITH r AS (${pieces})
-      SELECT key, histogram::int AS histogram, bin::int AS bin, sum(n)::float8 AS n
-        FROM (SELECT r.key, h.histogram, h.bin, h.count * r.sign AS n
-                FROM r JOIN call_stat_histograms h ON h.account_id = ${accountId}::uuid
-                 AND h.granularity = r.granularity AND h.bucket >= r.from_at AND h.bucket < r.to_at AND ${dims}
-              UNION ALL
-              SELECT r.key, b.histogram, b.bin, d.delta * r.sign
-                FROM r JOIN call_stat_deltas d ON d.account_id = ${accountId}::uuid
-                 AND d.started_at >= r.from_at AND d.started_at < r.to_at AND ${dims}
-               CROSS JOIN LATERAL (VALUES (0::smallint, call_quarter_of_day(d.started_at)),
-                                          (1::smallint, call_duration_bin(d.duration_ms))) AS b(histogram, bin)
-               WHERE b.bin IS NOT NULL) AS h
+      WITH r AS (${pieces.ranges}), c AS (${pieces.parts}),
+      read AS (
+        SELECT r.range, b.histogram, b.bin, sum(b.count) AS n
+          FROM r ${buckets(Prisma.sql`call_stat_histograms`)}
+         GROUP BY 1, 2, 3
+        UNION ALL
+        SELECT r.range, v.histogram, v.bin, sum(d.delta)
+          FROM r ${pending}
+         CROSS JOIN LATERAL (VALUES (0::smallint, call_quarter_of_day(d.started_at)),
+                                    (1::smallint, call_duration_bin(d.duration_ms))) AS v(histogram, bin)
+         WHERE v.bin IS NOT NULL
+         GROUP BY 1, 2, 3)
+      SELECT c.key, histogram::int AS histogram, bin::int AS bin, sum(n * c.sign)::float8 AS n
+        FROM read JOIN c USING (range)
        GROUP BY 1, 2, 3`,
   ]);
   return summarize(window, stats, histograms, segments);
@@ -92,20 +105,35 @@ async function accountTimeZone(db: CoreDeps['db'], accountId: string): Promise<s
 }
 
 /**
- * Parts of the window, each as the fewest signed buckets (signedCover), as rows `(key, granularity,
- * from_at, to_at, sign)` to join the buckets and the pending changes with: the sum over them, signed, of
- * what a bucket keeps is that part's figure. A pending change is counted by its start, whatever the
- * bucket width: the signs of the ranges holding an instant add up to one inside the part, zero outside.
+ * Parts of the window, each as the fewest signed buckets (signedCover): the distinct ranges of buckets
+ * `(range, granularity, from_at, to_at)`, and which parts each counts in, with its sign `(range, key,
+ * sign)`. The sum over a part's ranges, signed, of what a bucket keeps is that part's figure. A pending
+ * change is counted by its start, whatever the bucket width: the signs of the ranges holding an instant
+ * add up to one inside the part, zero outside.
  */
-function ranges(parts: { key: number; from: number; to: number }[]): Prisma.Sql {
-  const rows: (SignedRange & { key: number })[] = parts.flatMap((part) =>
-    signedCover(part.from, part.to, STAT_UNITS).map((range) => ({ ...range, key: part.key })),
-  );
-  return Prisma.sql`SELECT key, granularity, to_timestamp(from_ms / 1000) AS from_at,
-      to_timestamp(to_ms / 1000) AS to_at, sign
-    FROM unnest(${rows.map((r) => r.key)}::int[], ${rows.map((r) => r.granularity)}::smallint[],
-                ${rows.map((r) => r.from)}::float8[], ${rows.map((r) => r.to)}::float8[],
-                ${rows.map((r) => r.sign)}::int[]) AS r(key, granularity, from_ms, to_ms, sign)`;
+function ranges(parts: { key: number; from: number; to: number }[]): {
+  ranges: Prisma.Sql;
+  parts: Prisma.Sql;
+} {
+  const distinct = new Map<string, SignedRange & { index: number }>();
+  const counted: { range: number; key: number; sign: number }[] = [];
+  for (const part of parts)
+    for (const range of signedCover(part.from, part.to, STAT_UNITS)) {
+      const id = `${range.granularity}:${range.from}:${range.to}`;
+      const known = distinct.get(id) ?? { ...range, index: distinct.size };
+      distinct.set(id, known);
+      counted.push({ range: known.index, key: part.key, sign: range.sign });
+    }
+  const all = [...distinct.values()];
+  return {
+    ranges: Prisma.sql`SELECT range, granularity, to_timestamp(from_ms / 1000) AS from_at,
+        to_timestamp(to_ms / 1000) AS to_at
+      FROM unnest(${all.map((r) => r.index)}::int[], ${all.map((r) => r.granularity)}::smallint[],
+                  ${all.map((r) => r.from)}::float8[], ${all.map((r) => r.to)}::float8[])
+        AS r(range, granularity, from_ms, to_ms)`,
+    parts: Prisma.sql`SELECT * FROM unnest(${counted.map((c) => c.range)}::int[], ${counted.map((c) => c.key)}::int[],
+        ${counted.map((c) => c.sign)}::int[]) AS c(range, key, sign)`,
+  };
 }
 
 interface StatRow {
