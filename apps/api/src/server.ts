@@ -87,9 +87,9 @@ export function createServer(
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const trpc = trpcRefusal(error, request.url, request.id);
-    if (trpc) return reply.code(trpc.status).send(trpc.body);
-    const response = toErrorResponse(error, request.routeOptions.config?.errorShape ?? 'error', request.id);
+    const response =
+      trpcRefusal(error, request.url, request.id) ??
+      toErrorResponse(error, request.routeOptions.config?.errorShape ?? 'error', request.id);
     if (response.status >= 500) request.log.error({ err: error }, 'request failed');
     return reply.code(response.status).headers(response.headers).send(response.body);
   });

@@ -9,7 +9,7 @@ export type ErrorShape = 'error' | 'status-message';
 
 export interface ErrorResponse {
   status: number;
-  body: Record<string, string>;
+  body: Record<string, unknown> | unknown[];
   headers: Record<string, string>;
 }
 
@@ -61,18 +61,16 @@ export function toErrorResponse(error: unknown, shape: ErrorShape, requestId: st
 }
 
 /**
- * What the HTTP server refuses on `/trpc` before tRPC reads the request (a body over the limit, a content
- * type that is not JSON, a body that is not JSON), in tRPC's error shape so the client can read it; null
- * for any other request or error.
+ * An error the HTTP server meets on `/trpc` before tRPC has the request (a body over the limit, a content
+ * type or body that is not JSON, a fault), in tRPC's error shape so its client can read it; null for any
+ * other path.
  */
-export function trpcRefusal(
-  error: unknown,
-  url: string,
-  requestId: string,
-): { status: number; body: unknown } | null {
+export function trpcRefusal(error: unknown, url: string, requestId: string): ErrorResponse | null {
   const match = /^\/trpc\/([^?]*)(?:\?(.*))?$/.exec(url);
-  const cause = match && !isAppError(error) ? fromFramework(error as FastifyLikeError) : null;
-  if (!match || !cause) return null;
+  if (!match) return null;
+  const cause =
+    (isAppError(error) ? error : fromFramework(error as FastifyLikeError)) ??
+    new AppError('INTERNAL', 'Internal server error');
   let path: string;
   try {
     path = decodeURIComponent(match[1]!);
@@ -80,5 +78,9 @@ export function trpcRefusal(
     path = match[1]!;
   }
   const batch = new URLSearchParams(match[2] ?? '').get('batch') === '1';
-  return { status: cause.httpStatus, body: requestErrorBody(cause, { path, batch, requestId }) };
+  return {
+    status: cause.httpStatus,
+    body: requestErrorBody(cause, { path, batch, requestId }) as ErrorResponse['body'],
+    headers: { ...cause.headers },
+  };
 }

@@ -1,19 +1,12 @@
 import { Prisma } from '@voice/db';
-import { BUCKET_UNITS, type BucketUnit } from '../calls/call-counts';
-import { signedCover, type SignedRange } from './signed-cover';
+import { ranges, seriesPoints } from './bucket-ranges';
 import { TERMINAL_STATUSES } from '../calls/schemas';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { percentileOfBins } from './figures';
 import { alignedWindow, defaultInterval, type CallAnalyticsData, type CallAnalyticsOutput } from './schemas';
-import { offsetSegments, QUARTER_HOUR_MS, zoneFloor, zoneNext } from './zone';
+import { mod, offsetSegments, QUARTER_HOUR_MS } from './zone';
 
-/** The rollups' bucket widths, coarsest first: UTC months, days, hours and quarter hours. */
-const STAT_UNITS: readonly BucketUnit[] = [
-  ...BUCKET_UNITS.slice(0, 3),
-  { granularity: 4, floor: (ms) => ms - mod(ms, QUARTER_HOUR_MS), next: (ms) => ms + QUARTER_HOUR_MS },
-];
-const mod = (a: number, b: number) => ((a % b) + b) % b;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -23,8 +16,8 @@ const DAY_MS = 24 * HOUR_MS;
  * 20261201010000_call_stats and 20261204010000_analytics_time_zones) plus the changes not folded into
  * them yet, so the figures are exact at every moment. Each point of the series is the zone's hour, day
  * or month, covered by the fewest UTC buckets, some taken back (signedCover): a local day of UTC+5:30
- * is the UTC day, less five and a half hours at one end, plus as many at the other. A request reads a
- * few hundred bucket rows and the last second's changes, whatever the size of the account's history.
+ * is the UTC day, less five and a half hours at one end, plus as many at the other. What a request
+ * reads grows with its window (and the last second's changes), not with the account's history.
  */
 export async function callAnalytics(
   { db }: Pick<CoreDeps, 'db'>,
@@ -104,38 +97,6 @@ async function accountTimeZone(db: CoreDeps['db'], accountId: string): Promise<s
   return account.timeZone;
 }
 
-/**
- * Parts of the window, each as the fewest signed buckets (signedCover): the distinct ranges of buckets
- * `(range, granularity, from_at, to_at)`, and which parts each counts in, with its sign `(range, key,
- * sign)`. The sum over a part's ranges, signed, of what a bucket keeps is that part's figure. A pending
- * change is counted by its start, whatever the bucket width: the signs of the ranges holding an instant
- * add up to one inside the part, zero outside.
- */
-function ranges(parts: { key: number; from: number; to: number }[]): {
-  ranges: Prisma.Sql;
-  parts: Prisma.Sql;
-} {
-  const distinct = new Map<string, SignedRange & { index: number }>();
-  const counted: { range: number; key: number; sign: number }[] = [];
-  for (const part of parts)
-    for (const range of signedCover(part.from, part.to, STAT_UNITS)) {
-      const id = `${range.granularity}:${range.from}:${range.to}`;
-      const known = distinct.get(id) ?? { ...range, index: distinct.size };
-      distinct.set(id, known);
-      counted.push({ range: known.index, key: part.key, sign: range.sign });
-    }
-  const all = [...distinct.values()];
-  return {
-    ranges: Prisma.sql`SELECT range, granularity, to_timestamp(from_ms / 1000) AS from_at,
-        to_timestamp(to_ms / 1000) AS to_at
-      FROM unnest(${all.map((r) => r.index)}::int[], ${all.map((r) => r.granularity)}::smallint[],
-                  ${all.map((r) => r.from)}::float8[], ${all.map((r) => r.to)}::float8[])
-        AS r(range, granularity, from_ms, to_ms)`,
-    parts: Prisma.sql`SELECT * FROM unnest(${counted.map((c) => c.range)}::int[], ${counted.map((c) => c.key)}::int[],
-        ${counted.map((c) => c.sign)}::int[]) AS c(range, key, sign)`,
-  };
-}
-
 interface StatRow {
   key: number;
   outcome: string;
@@ -165,23 +126,6 @@ function dimensions(filter: CallAnalyticsData['filter_criteria']): Prisma.Sql | 
   if (campaign_id) conditions.push(Prisma.sql`campaign_id = ANY(${campaign_id}::uuid[])`);
   if (direction) conditions.push(Prisma.sql`direction = ANY(${direction}::"CallDirection"[])`);
   return Prisma.join(conditions, ' AND ');
-}
-
-/** The start of every hour, day or month of `timezone` that [start, end) touches. */
-function seriesPoints(
-  start: number,
-  end: number,
-  interval: 'hour' | 'day' | 'month',
-  timezone: string,
-): number[] {
-  const points: number[] = [];
-  for (
-    let point = zoneFloor(timezone, start, interval);
-    point < end;
-    point = zoneNext(timezone, point, interval)
-  )
-    points.push(point);
-  return points;
 }
 
 const FINISHED = new Set<string>([...TERMINAL_STATUSES, 'voicemail', 'voicemail_left']);

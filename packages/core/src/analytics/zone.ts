@@ -9,7 +9,8 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 export const QUARTER_HOUR_MS = HOUR_MS / 4;
 
-const mod = (a: number, b: number) => ((a % b) + b) % b;
+/** `a` modulo `b`, never negative. */
+export const mod = (a: number, b: number) => ((a % b) + b) % b;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string): Intl.DateTimeFormat {
