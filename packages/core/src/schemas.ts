@@ -7,7 +7,7 @@ export * from './agents/schemas';
 export * from './agents/placeholders';
 export * from './calls/schemas';
 export * from './analytics/schemas';
-export { fromWall } from './analytics/zone';
+export { fromWall } from './time-zones';
 export * from './campaigns/schemas';
 export * from './campaigns/contacts-csv';
 export * from './do-not-call/schemas';

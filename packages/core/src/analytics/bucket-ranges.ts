@@ -1,7 +1,7 @@
 import { Prisma } from '@voice/db';
 import { BUCKET_UNITS, type BucketUnit } from '../calls/call-counts';
 import { signedCover, type SignedRange } from './signed-cover';
-import { mod, QUARTER_HOUR_MS, zoneFloor, zoneNext } from './zone';
+import { mod, QUARTER_HOUR_MS, zoneFloor, zoneNext } from '../time-zones';
 
 // The analytics' windows as ranges of their rollups' buckets (call-analytics.ts reads them).
 

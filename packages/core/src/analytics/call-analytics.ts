@@ -5,7 +5,7 @@ import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
 import { percentileOfBins } from './figures';
 import { alignedWindow, defaultInterval, type CallAnalyticsData, type CallAnalyticsOutput } from './schemas';
-import { mod, offsetSegments, QUARTER_HOUR_MS } from './zone';
+import { mod, offsetSegments, QUARTER_HOUR_MS } from '../time-zones';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LAST_DATE_MS } from '../bounds';
-import { isValidTimezone } from '../campaigns/windows';
+import { isValidTimezone } from '../time-zones';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

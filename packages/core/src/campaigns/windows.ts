@@ -1,9 +1,12 @@
+import { zoneOffsetMs } from '../time-zones';
+
 /**
  * Calling windows: days of the week and local start/end times, evaluated in each contact's own
  * timezone. No windows means any time.
  */
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
+export { isValidTimezone } from '../time-zones';
 
 export interface CallingWindow {
   days: Weekday[];
@@ -12,48 +15,17 @@ export interface CallingWindow {
   end: string;
 }
 
-export function isValidTimezone(timezone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const secondsOfDay = (time: string): number => {
   const [h = 0, m = 0, s = 0] = time.split(':').map(Number);
   return h * 3600 + m * 60 + s;
 };
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let found = formatters.get(timezone);
-  if (!found) {
-    found = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      weekday: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timezone, found);
-  }
-  return found;
-}
-
 /** The weekday (0 = Monday) and second of the day at `at` in `timezone`. */
 export function localTime(at: Date, timezone: string): { day: number; second: number } {
-  const parts = Object.fromEntries(
-    formatter(timezone)
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  const day = WEEKDAYS.indexOf(String(parts.weekday).toLowerCase().slice(0, 3) as Weekday);
+  const wall = new Date(at.getTime() + zoneOffsetMs(timezone, at.getTime()));
   return {
-    day,
-    second: Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second),
+    day: (wall.getUTCDay() + 6) % 7,
+    second: wall.getUTCHours() * 3600 + wall.getUTCMinutes() * 60 + wall.getUTCSeconds(),
   };
 }
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createUser, loadCallAgent, signUserToken } from '@voice/core';
-import { TEST_JWT_SECRET } from '@voice/core/testing';
+import { loadCallAgent } from '@voice/core';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { twoAccounts } from '../../test/accounts';
+import { dashboardUser, twoAccounts } from '../../test/accounts';
 import { failure } from '../../test/failure';
 import { createCaller } from '../root';
 
@@ -15,8 +14,7 @@ let alphaUser: string;
 
 beforeAll(async () => {
   ({ deps, database, alpha, beta } = await twoAccounts());
-  const user = await createUser(deps, { accountId: alpha.account.id, email: 'turns@alpha.example' });
-  alphaUser = `Bearer ${await signUserToken(TEST_JWT_SECRET, { userId: user.id, accountId: alpha.account.id })}`;
+  alphaUser = await dashboardUser(deps, alpha.account.id, 'turns@alpha.example');
 });
 afterAll(() => database.drop());
 

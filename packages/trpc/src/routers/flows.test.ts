@@ -1,16 +1,8 @@
 import type { TRPCError } from '@trpc/server';
-import {
-  APPOINTMENT_FLOW,
-  createUser,
-  loadCallAgent,
-  open,
-  signUserToken,
-  type FlowModel,
-} from '@voice/core';
-import { TEST_JWT_SECRET } from '@voice/core/testing';
+import { APPOINTMENT_FLOW, loadCallAgent, open, type FlowModel } from '@voice/core';
 import type { TestDatabase } from '@voice/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { twoAccounts } from '../../test/accounts';
+import { dashboardUser, twoAccounts } from '../../test/accounts';
 import { createCaller } from '../root';
 
 let deps: Awaited<ReturnType<typeof twoAccounts>>['deps'];
@@ -28,12 +20,8 @@ const model: FlowModel = {
 
 beforeAll(async () => {
   ({ deps, database, alpha, beta } = await twoAccounts());
-  const token = async (accountId: string, email: string) => {
-    const user = await createUser(deps, { accountId, email });
-    return `Bearer ${await signUserToken(TEST_JWT_SECRET, { userId: user.id, accountId })}`;
-  };
-  alphaUser = await token(alpha.account.id, 'builder@alpha.example');
-  betaUser = await token(beta.account.id, 'builder@beta.example');
+  alphaUser = await dashboardUser(deps, alpha.account.id, 'builder@alpha.example');
+  betaUser = await dashboardUser(deps, beta.account.id, 'builder@beta.example');
 });
 afterAll(() => database.drop());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offsetSegments, zoneFloor, zoneNext, zoneOffsetMs } from './zone';
+import { offsetSegments, zoneFloor, zoneNext, zoneOffsetMs } from './time-zones';
 
 const T = (iso: string) => Date.parse(iso);
 const HOUR = 3_600_000;

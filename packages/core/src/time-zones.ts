@@ -1,7 +1,18 @@
+/** Whether the runtime knows `timezone` as an IANA time zone (e.g. Europe/Paris). */
+export function isValidTimezone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Hours, days and months in an IANA time zone, from the runtime's own zone data (Intl): where one starts
  * and the next, and where the zone's offset from UTC changes. Every zone's offset since 1972 is a whole
  * number of quarter hours, so these boundaries fall on the analytics rollups' quarter-hour buckets.
+ * Campaigns' calling windows read a contact's local time from the same offsets.
  */
 export type ZoneUnit = 'hour' | 'day' | 'month';
 
