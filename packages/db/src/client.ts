@@ -24,8 +24,10 @@ export function createPool(connectionString: string, maxConnections = 10): pg.Po
 }
 
 export function createDb(connectionString: string, options: CreateDbOptions = {}): Db {
-  const adapter = new PrismaPg(createPool(connectionString, options.maxConnections), {
-    disposeExternalPool: true,
-  });
-  return new PrismaClient({ adapter });
+  return createDbOn(createPool(connectionString, options.maxConnections));
+}
+
+/** A client over a pool of one's own (ended with the client). */
+export function createDbOn(pool: pg.Pool): Db {
+  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 }

@@ -5,6 +5,7 @@ import { env } from './env';
 import { MIGRATIONS_DIR, checksum, migrate, readMigrations } from './migrate';
 
 export { holdWrites, type CrashWindow, type CrashWindowOptions } from './crash-window';
+export { countRowWrites, createQueryLedger, type QueryCounts, type QueryLedger } from './query-ledger';
 
 /**
  * Each test file gets its own database, dropped afterwards. Migrated databases are copied from a
