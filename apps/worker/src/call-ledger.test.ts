@@ -80,6 +80,8 @@ beforeAll(async () => {
       webhookAllowedHosts: [receiver.host],
       // Nothing by the clock during a test: a campaign waits for its retry's time or a call's end.
       campaignRecheckMs: 600_000,
+      // The campaign's counts refreshed as it starts and ends, not by the clock.
+      campaignCountsRefreshMs: 3_600_000,
     },
     workflows: createWorkflowStarter(services.client, taskQueue),
     carrier: scripted.carrier,
@@ -281,7 +283,7 @@ describe('the per-call ledger', () => {
     holdsToBudget('voicemail', counts);
   });
 
-  it("a campaign's one contact: busy, retried a second later, answered; the campaign completes", async () => {
+  it("a campaign's one contact: busy, retried two seconds later, answered; the campaign completes", async () => {
     const counts = await measure(async () => {
       const { body } = await createCampaign(deps, {
         accountId,
@@ -289,7 +291,7 @@ describe('the per-call ledger', () => {
           name: 'Ledger campaign',
           agent_id: agentId,
           from_numbers: [from],
-          retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 1 },
+          retry_policy: { retry_on: ['busy'], max_attempts: 2, delay_seconds: 2 },
           contacts: [{ to_number: '+14155550009' }],
         }),
       });

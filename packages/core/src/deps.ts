@@ -49,6 +49,8 @@ export interface CoreConfig {
   webCallSilenceMs?: number;
   /** Longest a campaign workflow waits before looking at its campaign again; 30 s when omitted. */
   campaignRecheckMs?: number;
+  /** How often a running campaign's step refreshes the counts on its row at most; 1 s when omitted. */
+  campaignCountsRefreshMs?: number;
   /** Default rate limits a minute (0: none); accounts may override each. No limiting when omitted. */
   rateLimits?: RateLimitDefaults;
   /** Where the carrier streams calls' audio: the media server's `wss://…/media/twilio`. */

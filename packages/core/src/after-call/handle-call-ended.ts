@@ -69,7 +69,11 @@ export async function handleCallEnded(
   }
   const deliveries =
     call.agentId && (call.hasWebhooks || call.eventRecorded)
-      ? await recordCallEndedEvent(deps, { id: callId, accountId: call.accountId, agentId: call.agentId })
+      ? await recordCallEndedEvent(
+          deps,
+          { id: callId, accountId: call.accountId, agentId: call.agentId },
+          { recorded: call.eventRecorded },
+        )
       : [];
   const emails =
     call.hasEmailAddresses || call.emailsRecorded

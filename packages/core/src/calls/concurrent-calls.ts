@@ -45,14 +45,15 @@ export function tooManyCalls(inProgress: number, limit: number): AppError {
 }
 
 /**
- * Writes a new call row within the account's limit on calls in progress: counted and created under the
- * account's lock when there is a limit, else created at once. `beforeCreate` and `afterCreate` run in the
- * same transaction (a lock on what the call depends on; an Idempotency-Key's response that must commit
- * with the row). Too many calls in progress: 429, nothing written.
+ * Writes a new call row and its `initiated` transition (at its creation) within the account's limit on
+ * calls in progress: counted and created under the account's lock when there is a limit, else created
+ * at once. `beforeCreate` and `afterCreate` run in the same transaction (a lock on what the call
+ * depends on; an Idempotency-Key's response that must commit with the row). Too many calls in progress:
+ * 429, nothing written. Two plain inserts: Prisma's nested create would read the row back as well.
  */
 export async function createCallWithinLimit(
   deps: Pick<CoreDeps, 'config' | 'db'>,
-  row: Prisma.CallUncheckedCreateInput,
+  row: Prisma.CallCreateManyInput & { id: string; createdAt: Date },
   {
     limit: known,
     beforeCreate,
@@ -66,8 +67,9 @@ export async function createCallWithinLimit(
 ): Promise<void> {
   const { db } = deps;
   const limit = known !== undefined ? known : await concurrentCallLimit(deps, db, row.accountId);
+  const initiated = { callId: row.id, status: 'initiated' as const, at: row.createdAt };
   if (limit === null && !beforeCreate && !afterCreate) {
-    await db.call.create({ data: row });
+    await db.$transaction([db.call.createMany({ data: row }), db.callEvent.createMany({ data: initiated })]);
     return;
   }
   await db.$transaction(async (tx) => {
@@ -76,7 +78,8 @@ export async function createCallWithinLimit(
       const inProgress = await countCallsInProgress(tx, row.accountId);
       if (inProgress >= limit) throw tooManyCalls(inProgress, limit);
     }
-    await tx.call.create({ data: row });
+    await tx.call.createMany({ data: row });
+    await tx.callEvent.createMany({ data: initiated });
     await afterCreate?.(tx);
   });
 }

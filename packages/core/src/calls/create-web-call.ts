@@ -51,7 +51,7 @@ export async function createWebCall(
   if (!agent.active) throw new AppError('VALIDATION_FAILED', 'The agent is not active');
   const callId = randomUUID();
   const now = clock.now();
-  const row: Prisma.CallUncheckedCreateInput = {
+  const row = {
     id: callId,
     accountId,
     agentId: agent.id,
@@ -64,8 +64,7 @@ export async function createWebCall(
     ...(input.metadata ? { metadata: input.metadata as Prisma.InputJsonObject } : {}),
     ...(flowSnapshot ? { flowSnapshot, isTestCall: true } : {}),
     createdAt: now,
-    events: { create: { status: 'initiated' as const, at: now } },
-  };
+  } satisfies Prisma.CallCreateManyInput;
   await createCallWithinLimit(deps, row);
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId: null }]);
   return {

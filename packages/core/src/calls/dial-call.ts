@@ -54,7 +54,7 @@ export async function dialCall(
 
   const callId = randomUUID();
   const now = clock.now();
-  const row: Prisma.CallUncheckedCreateInput = {
+  const row = {
     id: callId,
     accountId,
     agentId: agent.id,
@@ -65,8 +65,7 @@ export async function dialCall(
     isTestCall: facts.testContact,
     varsProvided: mergedVariables(agent, input.vars_provided ?? {}),
     createdAt: now,
-    events: { create: { status: 'initiated' as const, at: now } },
-  };
+  } satisfies Prisma.CallCreateManyInput;
   const output: DialCallOutput = {
     call_id: callId,
     call_status: 'initiated',

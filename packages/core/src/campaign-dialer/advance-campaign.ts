@@ -12,7 +12,7 @@ import { windowState, type CallingWindow } from '../campaigns/windows';
 
 /** Most contacts one step dials; larger budgets take several steps. */
 export const STEP_BATCH = 200;
-/** Counts in the campaign row are refreshed at most this often while it runs. */
+/** Counts in the campaign row are refreshed at most this often while it runs (campaignCountsRefreshMs). */
 const COUNTS_EVERY_MS = 1_000;
 
 export interface CampaignStep {
@@ -278,7 +278,8 @@ async function refreshCounts(
   { force, refreshedAt }: { force: boolean; refreshedAt: Date | null },
 ) {
   const now = deps.clock.now();
-  if (!force && refreshedAt && now.getTime() - refreshedAt.getTime() < COUNTS_EVERY_MS) return null;
+  const everyMs = deps.config.campaignCountsRefreshMs ?? COUNTS_EVERY_MS;
+  if (!force && refreshedAt && now.getTime() - refreshedAt.getTime() < everyMs) return null;
   const counts = await countContacts(deps.db, campaignId);
   await deps.db.campaign.update({
     where: { id: campaignId },

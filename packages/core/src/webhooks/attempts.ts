@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Prisma } from '@voice/db';
 import { inSpan, SpanKind, SpanStatusCode, traceFields } from '@voice/telemetry';
 import type { CoreDeps } from '../deps';
 import { AppError } from '../errors';
@@ -30,7 +32,7 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
  * - between the request and its record: nothing is written, and the re-run sends again (the same
  *   `webhook-id`, by which receivers drop a duplicate);
  * - between the record and its consequence (the delivery delivered or disabled, the webhook disabled):
- *   none, both commit in one transaction; a re-run that finds the attempt recorded applies the
+ *   none, both are one statement; a re-run that finds the attempt recorded applies the
  *   consequence again, conditionally, and waits out what is left of the recorded Retry-After.
  */
 export async function attemptDelivery(
@@ -38,36 +40,41 @@ export async function attemptDelivery(
   { deliveryId, number }: { deliveryId: string; number: number },
 ): Promise<AttemptOutcome> {
   const { db, clock, config } = deps;
-  const delivery = await db.webhookDelivery.findUniqueOrThrow({
-    where: { id: deliveryId },
-    include: { event: true },
-  });
+  // The delivery, its event and this attempt if it was recorded, in one statement.
+  const [delivery] = await db.$queryRaw<DeliveryToAttempt[]>`
+    SELECT d.id, d.status::text AS status, d.url, d.secret, d.headers, d.webhook_id::text AS "webhookId",
+      d.workflow_started_at AS "workflowStartedAt", e.id::text AS "eventId", e.type AS "eventType", e.body,
+      CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object(
+        'startedAt', a.started_at, 'latencyMs', a.latency_ms, 'statusCode', a.status_code,
+        'retryAfterMs', a.retry_after_ms) END AS recorded
+    FROM webhook_deliveries d
+      JOIN webhook_events e ON e.id = d.event_id
+      LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = ${number}
+    WHERE d.id = ${deliveryId}::uuid`;
+  if (!delivery) throw new AppError('NOT_FOUND', `Webhook delivery ${deliveryId} does not exist`);
   if (delivery.status !== 'pending') return { outcome: 'finished' };
-  const recorded = await db.webhookAttempt.findUnique({
-    where: { deliveryId_number: { deliveryId, number } },
-  });
+  const { recorded } = delivery;
   if (recorded) {
-    const endedAt = recorded.startedAt.getTime() + recorded.latencyMs;
+    const endedAt = Date.parse(recorded.startedAt) + recorded.latencyMs;
     const retryAfterMs =
       recorded.retryAfterMs === null
         ? null
         : Math.max(0, endedAt + recorded.retryAfterMs - clock.now().getTime());
     const outcome = outcomeOf(recorded.statusCode, retryAfterMs);
-    const writes = settle(deps, delivery, outcome, new Date(endedAt));
-    if (writes.length > 0) await db.$transaction(writes);
+    if (outcome.outcome !== 'retry') await record(deps, delivery, outcome, new Date(endedAt));
     return outcome;
   }
 
   const startedAt = clock.now();
-  const body = delivery.event.body;
+  const { body } = delivery;
   const secrets = openSecrets(config, delivery);
   const headers = {
     'content-type': 'application/json',
-    'x-service-event': delivery.event.type,
+    'x-service-event': delivery.eventType,
     ...secrets.headers,
     ...signatureHeaders({
       secret: secrets.secret,
-      id: delivery.event.id,
+      id: delivery.eventId,
       timestamp: Math.floor(startedAt.getTime() / 1000),
       body,
     }),
@@ -81,7 +88,7 @@ export async function attemptDelivery(
       attributes: {
         'voice.delivery_id': deliveryId,
         'voice.attempt': number,
-        'voice.event': delivery.event.type,
+        'voice.event': delivery.eventType,
       },
     },
     async (span) => {
@@ -99,31 +106,89 @@ export async function attemptDelivery(
   const endedAt = clock.now();
   const retryAfterMs = parseRetryAfter(result.retryAfter, endedAt);
   const outcome = outcomeOf(result.statusCode ?? null, retryAfterMs);
-  await db.$transaction([
-    db.webhookAttempt.create({
-      data: {
-        deliveryId,
-        number,
-        startedAt,
-        statusCode: result.statusCode ?? null,
-        error: result.error ?? null,
-        latencyMs: result.latencyMs,
-        responseBody: result.body ?? null,
-        retryAfterMs: retryAfterMs === null ? null : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS),
-      },
-    }),
-    // The relay needs no look at a delivery its own workflow has attempted.
-    ...(delivery.workflowStartedAt
-      ? []
-      : [
-          db.webhookDelivery.updateMany({
-            where: { id: deliveryId, workflowStartedAt: null },
-            data: { workflowStartedAt: startedAt },
-          }),
-        ]),
-    ...settle(deps, delivery, outcome, endedAt),
-  ]);
+  await record(deps, delivery, outcome, endedAt, {
+    number,
+    startedAt,
+    statusCode: result.statusCode ?? null,
+    error: result.error ?? null,
+    latencyMs: result.latencyMs,
+    responseBody: result.body ?? null,
+    retryAfterMs: retryAfterMs === null ? null : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS),
+  });
   return outcome;
+}
+
+interface DeliveryToAttempt {
+  id: string;
+  status: string;
+  url: string;
+  secret: string | null;
+  headers: unknown;
+  webhookId: string;
+  workflowStartedAt: Date | null;
+  eventId: string;
+  eventType: string;
+  body: string;
+  /** This attempt, when it was recorded already (a retried activity); its time as JSON gives it. */
+  recorded: {
+    startedAt: string;
+    latencyMs: number;
+    statusCode: number | null;
+    retryAfterMs: number | null;
+  } | null;
+}
+
+/**
+ * An attempt's record and what its outcome implies, in one statement (atomic, one round trip): the
+ * attempt (unless it was recorded already), the delivery marked started (the relay needs no look at a
+ * delivery its own workflow has attempted) and settled while still pending (delivered; disabled on 410
+ * Gone), and on 410 the webhook disabled until agent-modify sets it again.
+ */
+async function record(
+  { db }: CoreDeps,
+  delivery: DeliveryToAttempt,
+  outcome: AttemptOutcome,
+  at: Date,
+  attempt?: {
+    number: number;
+    startedAt: Date;
+    statusCode: number | null;
+    error: string | null;
+    latencyMs: number;
+    responseBody: string | null;
+    retryAfterMs: number | null;
+  },
+): Promise<void> {
+  const settled =
+    outcome.outcome === 'delivered' ? 'delivered' : outcome.outcome === 'gone' ? 'disabled' : null;
+  const markStarted = attempt !== undefined && delivery.workflowStartedAt === null;
+  if (!attempt && !settled) return;
+  const inserted = attempt
+    ? Prisma.sql`
+      INSERT INTO webhook_attempts (id, delivery_id, number, started_at, status_code, error, latency_ms,
+        response_body, retry_after_ms)
+      VALUES (${randomUUID()}::uuid, ${delivery.id}::uuid, ${attempt.number}, ${attempt.startedAt},
+        ${attempt.statusCode}, ${attempt.error}, ${attempt.latencyMs}, ${attempt.responseBody},
+        ${attempt.retryAfterMs})
+      RETURNING 1`
+    : Prisma.sql`SELECT 1`;
+  await db.$executeRaw`
+    WITH attempt AS (${inserted}),
+    delivery AS (
+      UPDATE webhook_deliveries SET
+        workflow_started_at = CASE WHEN ${markStarted} THEN COALESCE(workflow_started_at, ${attempt?.startedAt ?? at})
+                                   ELSE workflow_started_at END,
+        status = COALESCE(${settled}::"WebhookDeliveryStatus", status),
+        delivered_at = CASE WHEN ${settled} = 'delivered' THEN ${at} ELSE delivered_at END
+      WHERE id = ${delivery.id}::uuid AND status = 'pending'
+        AND (${settled}::text IS NOT NULL OR (${markStarted} AND workflow_started_at IS NULL))
+    ),
+    webhook AS (
+      UPDATE agent_webhooks SET enabled = false, disabled_at = ${at},
+        disabled_reason = 'The receiver answered 410 Gone'
+      WHERE id = ${delivery.webhookId}::uuid AND enabled AND ${settled} = 'disabled'
+    )
+    SELECT count(*) FROM attempt`;
 }
 
 /**
@@ -147,35 +212,6 @@ function openSecrets(config: CoreDeps['config'], delivery: { secret: string | nu
 
 /** Longest Retry-After kept (a day): the column is a 32-bit integer and no schedule waits longer. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
-
-/** The writes an attempt's outcome implies, each applied only to a delivery still pending. */
-function settle(
-  { db }: CoreDeps,
-  delivery: { id: string; webhookId: string },
-  outcome: AttemptOutcome,
-  at: Date,
-) {
-  if (outcome.outcome === 'delivered')
-    return [
-      db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: 'pending' },
-        data: { status: 'delivered', deliveredAt: at },
-      }),
-    ];
-  // 410 Gone: the receiver asks us to stop. The webhook is disabled until agent-modify sets it again.
-  if (outcome.outcome === 'gone')
-    return [
-      db.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: 'pending' },
-        data: { status: 'disabled' },
-      }),
-      db.agentWebhook.updateMany({
-        where: { id: delivery.webhookId, enabled: true },
-        data: { enabled: false, disabledAt: at, disabledReason: 'The receiver answered 410 Gone' },
-      }),
-    ];
-  return [];
-}
 
 function outcomeOf(statusCode: number | null, retryAfterMs: number | null): AttemptOutcome {
   if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { outcome: 'delivered' };

@@ -70,22 +70,20 @@ export async function recordEvent(
     webhookId: webhook.id,
     url: webhook.url,
     secret: webhook.secret,
-    headers: webhook.headers as object,
-    createdAt: now,
+    headers: webhook.headers,
   }));
-  await db.webhookEvent.create({
-    data: {
-      id: eventId,
-      accountId: event.accountId,
-      agentId: event.agentId,
-      callId: event.callId ?? null,
-      campaignId: event.campaignId ?? null,
-      type: event.type,
-      body,
-      createdAt: now,
-      deliveries: { create: deliveries },
-    },
-  });
+  // The event and its deliveries in one statement (one round trip, and atomic without a transaction).
+  await db.$executeRaw`
+    WITH event AS (
+      INSERT INTO webhook_events (id, account_id, agent_id, call_id, campaign_id, type, body, created_at)
+      VALUES (${eventId}::uuid, ${event.accountId}::uuid, ${event.agentId}::uuid, ${event.callId ?? null}::uuid,
+        ${event.campaignId ?? null}::uuid, ${event.type}, ${body}, ${now})
+    )
+    INSERT INTO webhook_deliveries (id, event_id, account_id, agent_id, webhook_id, url, secret, headers, created_at)
+    SELECT d.id, ${eventId}::uuid, ${event.accountId}::uuid, ${event.agentId}::uuid, d."webhookId", d.url,
+      d.secret, d.headers, ${now}
+    FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+      AS d(id uuid, "webhookId" uuid, url text, secret text, headers jsonb)`;
   return toDeliveryStarts(config, deliveries);
 }
 
@@ -130,13 +128,17 @@ export async function startPendingDeliveries(
 export async function recordCallEndedEvent(
   deps: CoreDeps,
   call: { id: string; accountId: string; agentId: string },
+  /** False when the caller has just seen there is none (the call-end step's own read): not looked for. */
+  { recorded = true }: { recorded?: boolean } = {},
 ): Promise<DeliveryStart[]> {
   const { db, clock, config } = deps;
-  const existing = await db.webhookEvent.findUnique({
-    where: { callId_type: { callId: call.id, type: 'call_ended' } },
-    include: { deliveries: { select: { id: true, accountId: true, agentId: true } } },
-  });
-  if (existing) return toDeliveryStarts(config, existing.deliveries);
+  if (recorded) {
+    const existing = await db.webhookEvent.findUnique({
+      where: { callId_type: { callId: call.id, type: 'call_ended' } },
+      include: { deliveries: { select: { id: true, accountId: true, agentId: true } } },
+    });
+    if (existing) return toDeliveryStarts(config, existing.deliveries);
+  }
   return recordEvent(deps, {
     accountId: call.accountId,
     agentId: call.agentId,

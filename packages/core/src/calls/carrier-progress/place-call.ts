@@ -85,20 +85,24 @@ export async function placeCall(deps: CoreDeps & CallRuntime, callId: string): P
     if (typeof adopted === 'string') return awaitingEvents(deps, call.status, adopted);
     if (adopted) return adopted;
   }
-  // The agent's voicemail setting (whether to ask the carrier to detect answering machines) and the ring
-  // time: a campaign's comes first, then the agent's; the carrier's default without either.
+  // The attempt is recorded before the carrier is asked (the first attempt's time stays), in the same
+  // statement that reads the agent's voicemail setting (whether to ask the carrier to detect answering
+  // machines) and the ring time: a campaign's first, then the agent's; the carrier's default without.
+  const placedAt = deps.clock.now();
   const [settings] = await deps.db.$queryRaw<
     { voicemailAction: string | null; ringTimeoutSeconds: number | null }[]
   >`
+    WITH attempt AS (
+      UPDATE calls SET dial_attempted_at = COALESCE(dial_attempted_at, ${placedAt})
+      WHERE id = ${callId}::uuid
+      RETURNING agent_id, campaign_id
+    )
     SELECT a.voicemail_action AS "voicemailAction",
       COALESCE(k.ring_timeout_seconds, a.ring_timeout_seconds) AS "ringTimeoutSeconds"
-    FROM (SELECT 1) one
-      LEFT JOIN agents a ON a.id = ${call.agentId}::uuid
-      LEFT JOIN campaigns k ON k.id = ${call.campaignId}::uuid`;
+    FROM attempt
+      LEFT JOIN agents a ON a.id = attempt.agent_id
+      LEFT JOIN campaigns k ON k.id = attempt.campaign_id`;
   const ringTimeoutSeconds = settings?.ringTimeoutSeconds ?? undefined;
-  const placedAt = deps.clock.now();
-  if (!firstAttemptAt)
-    await deps.db.call.update({ where: { id: callId }, data: { dialAttemptedAt: placedAt } });
   const placed = await atCarrier(() =>
     deps.carrier.placeCall({
       callId,
