@@ -6,6 +6,8 @@ import {
   transferConference,
   warmTransferState,
   loadCallAgent,
+  MEDIA_OVERLOADED_REASON,
+  refuseWebCall,
   searchKnowledge,
   placeholdersIn,
   mediaStreamTokens,
@@ -17,6 +19,7 @@ import {
   type RecordingStore,
 } from '@voice/core';
 import type { Logger } from 'pino';
+import type { Admission } from './admission';
 import { CallTrace } from './call-trace';
 import { storeFinishedConversation } from './finished-conversation';
 import type { MediaMetrics } from './metrics';
@@ -71,6 +74,7 @@ export async function startCallConversation(
     noise: NoiseSuppression | null;
     voicemail: CallRequests<ConversationSession>;
     hangUps: CallRequests<ConversationSession>;
+    admission: Admission;
   },
 ): Promise<{ refused: string } | undefined> {
   const callId = callOf(deps, opener);
@@ -79,116 +83,151 @@ export async function startCallConversation(
       refused:
         opener.kind === 'web_call' ? 'invalid or expired access token' : 'invalid or expired stream token',
     };
-  const loaded = await loadCallAgent(deps.core, callId);
-  if (!loaded) return { refused: 'the call has no agent' };
-  if (!(await startConversation(deps.core, callId, opener.kind)))
-    return { refused: 'the call has a line already, has ended, or is not of this kind' };
-  if (opener.kind === 'web_call') {
-    opener.accepted(callId);
-    // Its line is said to be up (the heartbeat) until its conversation has been stored.
-    running.webCalls.add(callId);
+  // Past its capacity the process takes no new line: the call ends as refused (never an agent that
+  // stutters with every other call on it).
+  const release = running.admission.admit();
+  if (!release) {
+    running.metrics.refused.inc({ line: opener.kind === 'web_call' ? 'web' : 'phone' });
+    await refuseAtCapacity(deps, callId, opener.kind);
+    return { refused: 'the media server is at capacity' };
   }
-  const log = deps.logger.child({ callId });
-  // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
-  const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
-  if (unfilled.length > 0)
-    log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
-  const invocations: FunctionInvocation[] = [];
-  const flow = loaded.flow
-    ? sessionFlow(
-        deps,
-        { callId, accountId: loaded.accountId, line, flow: loaded.flow, vars: loaded.vars },
-        invocations,
-      )
-    : undefined;
-  const { knowledgeBaseIds } = loaded;
-  // A phone call whose agent transfers warm: its attempts, the last one's conference where the caller goes.
-  let transferId: string | null = null;
-  const warmTransfers =
-    opener.kind === 'phone_call' && loaded.agent.transferEnabled && loaded.agent.transferMode === 'warm'
-      ? {
-          request: async (summary: string) =>
-            (transferId = await requestWarmTransfer(deps.core, {
-              callId,
-              destination: loaded.transferTo!,
-              summary,
-            })),
-          state: (id: string) => warmTransferState(deps.core, id),
-          abandon: (id: string) => abandonWarmTransfer(deps.core, { callId, transferId: id }),
-          waitMs: deps.limits.transferWaitMs ?? DEFAULT_TRANSFER_WAIT_MS,
-        }
-      : undefined;
-  if (!loaded.flow && loaded.agentType === 'conversationalFlow')
-    log.warn('the flow agent has no flow that parses: its prompt leads the call');
-  // What the conversation uses of its providers, stored with it for the call's cost.
-  const usage = new UsageMeter();
-  const traced = CallTrace.start(
-    callId,
-    opener.kind,
-    opener.kind === 'phone_call' ? opener.parameters.traceparent : undefined,
-  );
-  const session: ConversationSession = new ConversationSession(line, {
-    // A web call has no carrier to hand the caller to: its agent does not offer transfers.
-    agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
-    ...(flow ? { flow } : {}),
-    ...(warmTransfers ? { warmTransfers } : {}),
-    ...(knowledgeBaseIds.length > 0
-      ? {
-          knowledge: (query: string) =>
-            searchKnowledge(deps.core, { accountId: loaded.accountId, knowledgeBaseIds, query }),
-        }
-      : {}),
-    providers: usage.meter(deps.providers),
-    vad: running.vad,
-    noise: running.noise,
-    limits: deps.limits,
-    async ended(result) {
-      try {
-        await storeFinishedConversation(
+  let releasedBySession = false;
+  try {
+    const loaded = await loadCallAgent(deps.core, callId);
+    if (!loaded) return { refused: 'the call has no agent' };
+    if (!(await startConversation(deps.core, callId, opener.kind)))
+      return { refused: 'the call has a line already, has ended, or is not of this kind' };
+    if (opener.kind === 'web_call') {
+      opener.accepted(callId);
+      // Its line is said to be up (the heartbeat) until its conversation has been stored.
+      running.webCalls.add(callId);
+    }
+    const log = deps.logger.child({ callId });
+    // A placeholder the call gave no value for (and that has no default) stays visible, never blank.
+    const unfilled = placeholdersIn(`${loaded.agent.prompt}\n${loaded.agent.welcomeMessage}`);
+    if (unfilled.length > 0)
+      log.warn({ placeholders: unfilled }, 'placeholders without a value are left as written');
+    const invocations: FunctionInvocation[] = [];
+    const flow = loaded.flow
+      ? sessionFlow(
           deps,
-          {
-            callId,
-            kind: opener.kind,
-            transferTo: loaded.transferTo,
-            conference: transferId ? transferConference(transferId) : null,
-            line,
-            log,
-          },
-          { ...result, functionInvocations: invocations, usage: usage.total() },
-        );
-      } finally {
-        traced.end(result.turnLatencies.length);
-        // Until here the server's stop waits for it.
-        running.sessions.delete(session);
-        running.webCalls.delete(callId);
-        running.voicemail.release(callId);
-        running.hangUps.release(callId);
-      }
-    },
-    interruptions(counts) {
-      for (const [outcome, count] of Object.entries(counts))
-        if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
-    },
-    paused: () => running.metrics.audiblePauses.inc(),
-    drafted: (outcome) => running.metrics.preemptiveGenerations.inc({ outcome }),
-    replied(timing) {
-      const { latencyMs, overheadMs, voiceToVoiceMs } = timing;
-      traced.turn(timing);
-      const labels = { line: opener.kind === 'web_call' ? 'web' : 'phone' };
-      running.metrics.replyLatency.observe(labels, latencyMs);
-      running.metrics.replyOverhead.observe(labels, overheadMs);
-      if (voiceToVoiceMs !== null) running.metrics.voiceToVoice.observe(labels, voiceToVoiceMs);
-    },
-  });
-  running.sessions.add(session);
-  log.info({ kind: opener.kind }, 'conversation started');
-  const started = session.start();
-  // An answering machine's beep may come (or have come) for a phone call whose agent leaves messages.
-  if (opener.kind === 'phone_call' && loaded.agent.voicemail) void running.voicemail.hold(callId, session);
-  // An operator may hang up (or have hung up) a web call: it has no carrier to end it at.
-  if (opener.kind === 'web_call') void running.hangUps.hold(callId, session);
-  await started;
-  return undefined;
+          { callId, accountId: loaded.accountId, line, flow: loaded.flow, vars: loaded.vars },
+          invocations,
+        )
+      : undefined;
+    const { knowledgeBaseIds } = loaded;
+    // A phone call whose agent transfers warm: its attempts, the last one's conference where the caller goes.
+    let transferId: string | null = null;
+    const warmTransfers =
+      opener.kind === 'phone_call' && loaded.agent.transferEnabled && loaded.agent.transferMode === 'warm'
+        ? {
+            request: async (summary: string) =>
+              (transferId = await requestWarmTransfer(deps.core, {
+                callId,
+                destination: loaded.transferTo!,
+                summary,
+              })),
+            state: (id: string) => warmTransferState(deps.core, id),
+            abandon: (id: string) => abandonWarmTransfer(deps.core, { callId, transferId: id }),
+            waitMs: deps.limits.transferWaitMs ?? DEFAULT_TRANSFER_WAIT_MS,
+          }
+        : undefined;
+    if (!loaded.flow && loaded.agentType === 'conversationalFlow')
+      log.warn('the flow agent has no flow that parses: its prompt leads the call');
+    // What the conversation uses of its providers, stored with it for the call's cost.
+    const usage = new UsageMeter();
+    const traced = CallTrace.start(
+      callId,
+      opener.kind,
+      opener.kind === 'phone_call' ? opener.parameters.traceparent : undefined,
+    );
+    const session: ConversationSession = new ConversationSession(line, {
+      // A web call has no carrier to hand the caller to: its agent does not offer transfers.
+      agent: opener.kind === 'web_call' ? { ...loaded.agent, transferEnabled: false } : loaded.agent,
+      ...(flow ? { flow } : {}),
+      ...(warmTransfers ? { warmTransfers } : {}),
+      ...(knowledgeBaseIds.length > 0
+        ? {
+            knowledge: (query: string) =>
+              searchKnowledge(deps.core, { accountId: loaded.accountId, knowledgeBaseIds, query }),
+          }
+        : {}),
+      providers: usage.meter(deps.providers),
+      vad: running.vad,
+      noise: running.noise,
+      limits: deps.limits,
+      async ended(result) {
+        try {
+          await storeFinishedConversation(
+            deps,
+            {
+              callId,
+              kind: opener.kind,
+              transferTo: loaded.transferTo,
+              conference: transferId ? transferConference(transferId) : null,
+              line,
+              log,
+            },
+            { ...result, functionInvocations: invocations, usage: usage.total() },
+          );
+        } finally {
+          traced.end(result.turnLatencies.length);
+          // Until here the server's stop waits for it.
+          running.sessions.delete(session);
+          running.webCalls.delete(callId);
+          running.voicemail.release(callId);
+          running.hangUps.release(callId);
+          release();
+        }
+      },
+      interruptions(counts) {
+        for (const [outcome, count] of Object.entries(counts))
+          if (count > 0) running.metrics.interruptions.inc({ outcome }, count);
+      },
+      paused: () => running.metrics.audiblePauses.inc(),
+      drafted: (outcome) => running.metrics.preemptiveGenerations.inc({ outcome }),
+      replied(timing) {
+        const { latencyMs, overheadMs, voiceToVoiceMs } = timing;
+        traced.turn(timing);
+        const labels = { line: opener.kind === 'web_call' ? 'web' : 'phone' };
+        running.metrics.replyLatency.observe(labels, latencyMs);
+        running.metrics.replyOverhead.observe(labels, overheadMs);
+        if (voiceToVoiceMs !== null) running.metrics.voiceToVoice.observe(labels, voiceToVoiceMs);
+      },
+    });
+    // From here the session's end gives the line's place back.
+    releasedBySession = true;
+    running.sessions.add(session);
+    log.info({ kind: opener.kind }, 'conversation started');
+    const started = session.start();
+    // An answering machine's beep may come (or have come) for a phone call whose agent leaves messages.
+    if (opener.kind === 'phone_call' && loaded.agent.voicemail) void running.voicemail.hold(callId, session);
+    // An operator may hang up (or have hung up) a web call: it has no carrier to end it at.
+    if (opener.kind === 'web_call') void running.hangUps.hold(callId, session);
+    await started;
+    return undefined;
+  } finally {
+    if (!releasedBySession) release();
+  }
+}
+
+/**
+ * A line refused at capacity: a phone call is hung up by its workflow, ending `error` (`failed`, its last
+ * transition `media_overloaded`), which its campaign tries again; a web call ends the same way at once
+ * (its page is told `refused` as the connection closes).
+ */
+async function refuseAtCapacity(
+  deps: CallConversationDeps,
+  callId: string,
+  kind: 'phone_call' | 'web_call',
+): Promise<void> {
+  const refusal =
+    kind === 'web_call'
+      ? refuseWebCall(deps.core, callId, MEDIA_OVERLOADED_REASON)
+      : deps.core.workflows.endCall(callId, { action: 'hang_up', reason: MEDIA_OVERLOADED_REASON });
+  await Promise.resolve(refusal).catch((error: unknown) =>
+    deps.logger.error({ err: error, callId }, 'the call refused at capacity could not be ended'),
+  );
 }
 
 /**

@@ -22,6 +22,13 @@ const Env = ServiceEnv.extend({
   ...TtsEnv,
   /** A caller silent this long after the agent spoke is said goodbye to. */
   CALL_SILENCE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
+  /**
+   * Capacity (docs/scaling.md, "Media capacity"): past any of these a media process refuses new lines
+   * (their calls end `media_overloaded`) and reports itself not ready.
+   */
+  MEDIA_MAX_CALLS: z.coerce.number().int().min(1).default(100),
+  MEDIA_MAX_LOOP_DELAY_MS: z.coerce.number().min(5).default(40),
+  MEDIA_MAX_LOOP_UTILIZATION: z.coerce.number().gt(0).max(1).default(0.85),
   CALL_MAX_DURATION_MS: z.coerce
     .number()
     .int()

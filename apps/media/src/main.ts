@@ -74,6 +74,11 @@ const server = await startMediaServer(
     recordings: configuredRecordingStore(core.config),
     logger,
     databaseUrl: env.DATABASE_URL,
+    admission: {
+      maxCalls: env.MEDIA_MAX_CALLS,
+      maxLoopDelayMs: env.MEDIA_MAX_LOOP_DELAY_MS,
+      maxLoopUtilization: env.MEDIA_MAX_LOOP_UTILIZATION,
+    },
   },
   { host: env.MEDIA_HOST, port: env.MEDIA_PORT },
 );

@@ -36,6 +36,7 @@ import {
 } from '@voice/twilio-emulator';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { AdmissionLimits } from './admission';
 import { startMediaServer, type MediaServer } from './server';
 
 /**
@@ -72,6 +73,11 @@ export interface StartOptions {
   databaseUrl?: string;
   /** How long a warm transfer's caller waits for the colleague (the server's default unless given). */
   transferWaitMs?: number;
+  /**
+   * What the server takes on. The callers, the emulators and the server share this process's event
+   * loop, so its measures of the loop refuse nobody unless given; the calls held do (100).
+   */
+  admission?: Partial<AdmissionLimits>;
 }
 
 /** Registers the suite's hooks (a database, a recordings directory; each test's server stopped after it). */
@@ -154,6 +160,7 @@ export function mediaTestHarness() {
         logger: options.logger ?? pino({ level: 'silent' }),
         heartbeatMs: 200,
         databaseUrl: options.databaseUrl ?? database.url,
+        admission: { maxLoopDelayMs: 1_000, maxLoopUtilization: 1, ...options.admission },
       },
       { host: '127.0.0.1', port: 0 },
     );

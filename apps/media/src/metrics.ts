@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Admission } from './admission';
 import type { NoiseSuppression } from './listening/noise-suppression';
 import type { SileroVad } from './listening/silero-vad';
 
@@ -29,6 +30,7 @@ export function mediaMetrics(
   conversations: () => number,
   vad: SileroVad | null = null,
   noise: NoiseSuppression | null = null,
+  admission: Admission | null = null,
 ) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5 });
@@ -84,7 +86,22 @@ export function mediaMetrics(
       help: 'Agent audio frames sent more than 40 ms after their slot',
       registers: [registry],
     }),
+    refused: new Counter({
+      name: 'media_calls_refused_total',
+      help: 'Lines refused because the process was at capacity (their calls end media_overloaded)',
+      labelNames: ['line'],
+      registers: [registry],
+    }),
   };
+  // The autoscaler's signal: past 1 the process refuses new calls, past its ready limit it is not ready.
+  new Gauge({
+    name: 'media_load_ratio',
+    help: "The largest share of its limit the process is at: calls held, the event loop's delay or its busy share",
+    registers: [registry],
+    collect() {
+      this.set(admission?.load().ratio ?? 0);
+    },
+  });
   new Gauge({
     name: 'media_conversations',
     help: 'Conversations in progress',

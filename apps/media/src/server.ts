@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { startSpeechThreads } from '@voice/audio';
 import { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from '@voice/core';
 import { WebSocketServer } from 'ws';
+import { Admission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission';
 import { startCallConversation, type CallConversationDeps } from './call-conversation';
 import type { ConversationSession } from './conversation/session';
 import { NoiseSuppression } from './listening/noise-suppression';
@@ -36,6 +37,8 @@ export type MediaServerDeps = CallConversationDeps & {
    * as a call's line opens.
    */
   databaseUrl?: string;
+  /** What the process takes on before it refuses new lines (admission.ts); its defaults unless given. */
+  admission?: Partial<AdmissionLimits>;
 };
 
 export interface MediaServer {
@@ -69,15 +72,26 @@ export async function startMediaServer(
       return null;
     },
   );
-  const metrics = mediaMetrics(() => sessions.size, vad, noise);
+  const admission = new Admission({ ...DEFAULT_ADMISSION_LIMITS, ...deps.admission });
+  const metrics = mediaMetrics(() => sessions.size, vad, noise, admission);
   clock.onTick = (lateMs, lines) => {
     metrics.tickLateness.observe(lateMs);
     if (lateMs > LATE_FRAME_MS) metrics.framesLate.inc(lines);
   };
   const server: Server = createServer((request, response) => {
     if (request.url === '/healthz') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ status: 'ok', conversations: sessions.size }));
+      // Not ready near capacity: the load balancer (Kubernetes' readiness) sends the next call elsewhere.
+      const ready = admission.ready();
+      const { ratio } = admission.load();
+      response.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          status: ready ? 'ok' : 'busy',
+          ready,
+          conversations: sessions.size,
+          load: Math.round(ratio * 100) / 100,
+        }),
+      );
     } else if (request.url === '/metrics') {
       void metrics.registry.metrics().then((text) => {
         response.writeHead(200, { 'content-type': metrics.registry.contentType });
@@ -101,7 +115,16 @@ export async function startMediaServer(
     (session) => void session.finish('agent_hangup'),
     deps.databaseUrl,
   );
-  const running = { sessions, metrics, webCalls: new Set<string>(), vad, noise, voicemail, hangUps };
+  const running = {
+    sessions,
+    metrics,
+    webCalls: new Set<string>(),
+    vad,
+    noise,
+    voicemail,
+    hangUps,
+    admission,
+  };
   // A web call has no carrier to say it ended should this process go: its lines are said to be up, and a
   // web call not heard of for a while is ended by its workflow (webCallProgress).
   const heartbeat = setInterval(() => {
@@ -151,6 +174,7 @@ export async function startMediaServer(
       // Conversations still up are ended as the agent hanging up, so no call is left without one.
       await Promise.all([...sessions].map((session) => session.finish('agent_hangup')));
       await Promise.all([voicemail.stop(), hangUps.stop()]);
+      admission.close();
       await vad?.close();
       await noise?.close();
       for (const client of wss.clients) client.close(1001, 'media server stopping');

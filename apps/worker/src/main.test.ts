@@ -255,46 +255,54 @@ describe('a worker process killed between two webhook attempts', () => {
 });
 
 describe('a worker process killed while recording an attempt', () => {
-  // The window between an attempt's record and its consequence: the worker is SIGKILLed while the
-  // attempt's insert waits behind a trigger, then the insert is let go. Recorded on its own, as it
-  // once was, the attempt left the delivery pending for good (the re-run found it and changed nothing).
+  // The attempt's record and its consequence are one statement: the worker is SIGKILLed while that
+  // statement waits behind a trigger. Let go, the statement commits on its own (the record and the
+  // delivery settled together, once: the re-run sends nothing more); ended with its backend instead,
+  // nothing of it stays and the re-run sends the same event again. Recorded on its own, as an attempt
+  // once was, it left the delivery pending for good.
   it.each([
-    [200, 'delivered', 'delivered'],
-    [410, 'gone', 'disabled'],
-  ] as const)('answered %i: the delivery ends %s, its row %s', async (status, result, expected) => {
-    const scene = await webhookScene(() => status);
-    const { deps, requests } = scene;
-    try {
-      const window = await holdWrites(scene.database.url, {
-        table: 'webhook_attempts',
-        when: `NEW.status_code = ${status}`,
-      });
-      const first = await startWorker('worker', scene.env);
-      await scene.dial();
-      await window.reached();
-      expect(await first.kill()).toEqual({ code: null, signal: 'SIGKILL' });
-      await window.release();
-
-      const second = await startWorker('worker', scene.env);
+    [200, 'released', 'delivered', 'delivered'],
+    [410, 'released', 'gone', 'disabled'],
+    [200, 'terminated', 'delivered', 'delivered'],
+  ] as const)(
+    'answered %i, the statement %s: the delivery ends %s, its row %s',
+    async (status, statement, result, expected) => {
+      const scene = await webhookScene(() => status);
+      const { deps, requests } = scene;
       try {
-        expect(await scene.deliveryResult()).toBe(result);
+        const window = await holdWrites(scene.database.url, {
+          table: 'webhook_attempts',
+          when: `NEW.status_code = ${status}`,
+        });
+        const first = await startWorker('worker', scene.env);
+        await scene.dial();
+        await window.reached();
+        expect(await first.kill()).toEqual({ code: null, signal: 'SIGKILL' });
+        if (statement === 'terminated') expect(await window.terminate()).toBe(1);
+        await window.release();
+
+        const second = await startWorker('worker', scene.env);
+        try {
+          expect(await scene.deliveryResult()).toBe(result);
+        } finally {
+          await second.stop();
+        }
+        const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
+          include: { attempts: { orderBy: { number: 'asc' } } },
+        });
+        expect(delivery.status).toBe(expected);
+        expect(delivery.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([
+          [1, status],
+        ]);
+        expect(requests).toHaveLength(statement === 'released' ? 1 : 2);
+        expect(new Set(requests.map((request) => request.webhookId)).size).toBe(1);
+        const webhook = await deps.db.agentWebhook.findFirstOrThrow();
+        expect(webhook.enabled).toBe(status !== 410);
       } finally {
-        await second.stop();
+        await scene.close();
       }
-      const delivery = await deps.db.webhookDelivery.findFirstOrThrow({
-        include: { attempts: { orderBy: { number: 'asc' } } },
-      });
-      expect(delivery.status).toBe(expected);
-      expect(delivery.attempts.map((attempt) => [attempt.number, attempt.statusCode])).toEqual([[1, status]]);
-      // The killed worker's request was never recorded: the re-run sent the same event again.
-      expect(requests).toHaveLength(2);
-      expect(requests[1]!.webhookId).toBe(requests[0]!.webhookId);
-      const webhook = await deps.db.agentWebhook.findFirstOrThrow();
-      expect(webhook.enabled).toBe(status !== 410);
-    } finally {
-      await scene.close();
-    }
-  });
+    },
+  );
 });
 
 describe('a worker process killed mid-campaign', () => {

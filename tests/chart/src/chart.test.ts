@@ -62,6 +62,7 @@ interface Manifest {
     template?: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
     selector?: { matchLabels?: Record<string, string> } & Record<string, string>;
     scaleTargetRef?: { kind: string; name: string };
+    metrics?: { type: string; pods?: { metric: { name: string }; target: { averageValue: string } } }[];
     ports?: { name: string; appProtocol?: string; targetPort: string | number }[];
     rules?: {
       http: { paths: { path: string; backend: { service: { name: string; port: { name: string } } } }[] };
@@ -114,7 +115,7 @@ describe('the Helm chart', () => {
     }
   });
 
-  describe.each(Object.entries(VALUE_SETS))('rendered with the %s values', (_name, values) => {
+  describe.each(Object.entries(VALUE_SETS))('rendered with the %s values', (name, values) => {
     it('validates against the schemas of Kubernetes itself (kubeconform, strict, no kind unknown)', () => {
       const { text, manifests } = render(values);
       const kinds = new Set(manifests.map((manifest) => manifest.kind));
@@ -199,6 +200,28 @@ describe('the Helm chart', () => {
         );
         expect(scalers, deployment.metadata.name).toHaveLength(1);
       }
+    });
+
+    it('scales the media servers on their own load where asked (the production example), on CPU always', () => {
+      const { manifests } = render(values);
+      const media = ofKind(manifests, 'HorizontalPodAutoscaler').find((hpa) =>
+        hpa.metadata.name.endsWith('-media'),
+      )!;
+      const pods = media.spec!.metrics!.filter((metric) => metric.type === 'Pods');
+      expect(media.spec!.metrics!.some((metric) => metric.type === 'Resource')).toBe(true);
+      expect(pods).toEqual(
+        name === 'production'
+          ? [
+              {
+                type: 'Pods',
+                pods: {
+                  metric: { name: 'media_load_ratio' },
+                  target: { type: 'AverageValue', averageValue: '600m' },
+                },
+              },
+            ]
+          : [],
+      );
     });
 
     it('carries the media WebSockets: a ws Service, /media routed to it, proxy timeouts of a whole call', () => {

@@ -9,7 +9,7 @@ import {
 import type { Mailer } from '../notifications/mailer';
 import { recordCallEndedEmails } from '../notifications/notification-emails';
 import { recordCallEndedEvent } from '../webhooks/deliveries';
-import { ACCOUNT_REFUSED_REASON } from '../telephony/carrier';
+import { ACCOUNT_REFUSED_REASON, MEDIA_OVERLOADED_REASON } from '../telephony/carrier';
 import { dialAfterCallEnd } from '../campaign-dialer/dial-after-call-end';
 
 /**
@@ -51,7 +51,11 @@ export async function handleCallEnded(
         id: callId,
         outcome: campaignOutcome(call),
         contact: call.campaignContact,
-        retryLater: call.answeredBy === 'machine' && call.voicemailAction === 'retry_later',
+        // An answering machine the agent calls back, or a line a media server refused at capacity: tried
+        // again within the attempts whatever `retry_on` says.
+        retryLater:
+          (call.answeredBy === 'machine' && call.voicemailAction === 'retry_later') ||
+          call.endReason === MEDIA_OVERLOADED_REASON,
         // The carrier refused the account (the campaign paused itself): the contact waits for the resume.
         requeue: call.endReason === ACCOUNT_REFUSED_REASON,
       })

@@ -1,6 +1,6 @@
 import type { Call, CallStatus } from '@voice/db';
 import type { CoreDeps } from '../deps';
-import type { AnsweredBy, CarrierOutcome } from '../telephony/carrier';
+import { MEDIA_OVERLOADED_REASON, type AnsweredBy, type CarrierOutcome } from '../telephony/carrier';
 import { DEFAULT_COST_RATES } from './cost';
 
 /** Carrier outcome → the call's terminal status and never-connected reason (DESIGN, "Calls"). */
@@ -24,7 +24,8 @@ export function terminalStatusFor(outcome: CarrierOutcome): { status: CallStatus
 }
 
 /**
- * How a connected call ended: as the service ended it (hang-up, transfer, voicemail) when it did; as
+ * How a connected call ended: failed when a media server refused its line at capacity (the service
+ * hung up with no agent on it); as the service ended it (hang-up, transfer, voicemail) when it did; as
  * its live conversation ended (the caller hanging up, the agent ending it); as the agent's when the
  * conversation was lost (the media server gone); otherwise as the carrier reports.
  */
@@ -33,6 +34,7 @@ export function connectedOutcome(
   ended: { outcome: CarrierOutcome; answeredAt: Date | null; conversationLost?: boolean },
 ): CarrierOutcome {
   if (!ended.answeredAt) return ended.outcome;
+  if (call.serviceEndReason === MEDIA_OVERLOADED_REASON) return 'failed';
   if (call.serviceEndReason) return call.serviceEndReason === 'agent_hangup' ? 'agent_hangup' : 'completed';
   if (ended.conversationLost) return 'agent_hangup';
   if (call.conversationEndReason === 'user_hangup' || call.conversationEndReason === 'agent_hangup')
@@ -78,6 +80,7 @@ export async function finishCall(
   // A transferred call ends normally, its last transition says where it went; a lost conversation says so.
   const endEventReason =
     carrierEnd.endReason ??
+    (call.serviceEndReason === MEDIA_OVERLOADED_REASON ? MEDIA_OVERLOADED_REASON : null) ??
     reason ??
     (ended.answeredAt && call.serviceEndReason === 'transferred'
       ? 'transferred'

@@ -9,7 +9,7 @@ export * from './turn-latencies';
 export * from './function-invocations';
 export * from './cut-entries';
 export * from './turn-events';
-export { markLinesAlive, WEB_CALL_HEARTBEAT_MS } from './web-call-progress';
+export { markLinesAlive, refuseWebCall, WEB_CALL_HEARTBEAT_MS } from './web-call-progress';
 export * from './call-runtime';
 export * from './carrier-progress';
 export * from './finish-call';

@@ -121,7 +121,7 @@ export type CarrierCallState =
  * another number, or a step on the way to a warm transfer.
  */
 export type ServiceEnd =
-  | { action: 'hang_up'; reason: 'agent_hangup' | 'ended' }
+  | { action: 'hang_up'; reason: 'agent_hangup' | 'ended' | typeof MEDIA_OVERLOADED_REASON }
   /** `conference`: a warm transfer's, where the colleague briefed waits for the caller. */
   | { action: 'transfer'; destination: string; conference?: string }
   /**
@@ -163,6 +163,12 @@ export class CarrierAccountRefused extends CarrierRefusal {
 
 /** The transition reason of a call whose carrier refused the account (see CarrierAccountRefused). */
 export const ACCOUNT_REFUSED_REASON = 'carrier_account_refused';
+
+/**
+ * The transition reason of a call whose line a media server refused at capacity (the agent never
+ * joined): the call ends `error` (`failed`), and a campaign tries its contact again within its attempts.
+ */
+export const MEDIA_OVERLOADED_REASON = 'media_overloaded';
 
 /** Outcomes of calls someone answered: they have talk time and a conversation. */
 export const ANSWERED_OUTCOMES: ReadonlySet<CarrierOutcome> = new Set([

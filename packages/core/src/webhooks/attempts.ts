@@ -52,8 +52,10 @@ export async function attemptDelivery(
       LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = ${number}
     WHERE d.id = ${deliveryId}::uuid`;
   if (!delivery) throw new AppError('NOT_FOUND', `Webhook delivery ${deliveryId} does not exist`);
-  if (delivery.status !== 'pending') return { outcome: 'finished' };
+  // Recorded by an earlier run of this activity (whose statement may have committed after its worker
+  // died): its outcome, whatever the delivery's state since.
   const { recorded } = delivery;
+  if (!recorded && delivery.status !== 'pending') return { outcome: 'finished' };
   if (recorded) {
     const endedAt = Date.parse(recorded.startedAt) + recorded.latencyMs;
     const retryAfterMs =

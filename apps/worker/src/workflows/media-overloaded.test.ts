@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import {
+  addPhoneNumber,
+  createAccount,
+  createAgent,
+  createCampaign,
+  CreateCampaignInput,
+  deterministicConversationEngine,
+  MEDIA_OVERLOADED_REASON,
+  type CallRuntime,
+  type CoreDeps,
+} from '@voice/core';
+import { testAgentInput } from '@voice/core/testing';
+import { waitFor } from '@voice/dev';
+import { workflowIds } from '@voice/workflows';
+import { createWorkflowStarter } from '@voice/workflows/starters';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestServices, type TestServices } from '../../test/services';
+import { createScriptedCarrier, type ScriptedEvent } from '../../test/scripted-carrier';
+import { settled } from '../../test/workflow-work';
+import { createWorker } from '../worker';
+
+let services: TestServices;
+let deps: CoreDeps & CallRuntime;
+const scripted = createScriptedCarrier();
+const taskQueue = `overloaded-${randomUUID()}`;
+
+beforeAll(async () => {
+  services = await connectTestServices();
+  deps = {
+    ...services.deps,
+    config: { ...services.deps.config, campaignRecheckMs: 60_000 },
+    workflows: createWorkflowStarter(services.client, taskQueue),
+    carrier: scripted.carrier,
+    conversation: deterministicConversationEngine,
+  };
+});
+afterAll(async () => {
+  await services?.close();
+});
+
+/** The carrier reports an event of a call; its workflow has done with it when this returns. */
+async function carrierSays(callId: string, event: ScriptedEvent) {
+  await deps.workflows.reportCarrierEvent(callId, scripted.event(callId, event));
+  await settled(services.client, workflowIds.call(callId));
+}
+
+describe('a line a media server refused at capacity', () => {
+  it("ends its call error (failed, last transition media_overloaded) once the carrier hung it up, and its campaign's contact is tried again whatever retry_on says", async () => {
+    const { account } = await createAccount(deps, { name: 'Overloaded' });
+    const agent = await createAgent(deps, testAgentInput(account.id, { name: 'Overloaded agent' }));
+    await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550170' });
+    const worker = await createWorker({
+      connection: services.nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      deps,
+    });
+    await worker.runUntil(async () => {
+      const { body } = await createCampaign(deps, {
+        accountId: account.id,
+        ...CreateCampaignInput.parse({
+          name: 'Overloaded campaign',
+          agent_id: agent.agent_id,
+          from_numbers: ['+14155550170'],
+          retry_policy: { retry_on: [], max_attempts: 2, delay_seconds: 1 },
+          contacts: [{ to_number: '+14155550009' }],
+        }),
+      });
+      const attempt = async (n: number) => {
+        let callId = '';
+        await waitFor(`attempt ${n}`, 20_000, async () => {
+          const calls = await deps.db.call.findMany({
+            where: { campaignId: body.campaign_id },
+            orderBy: { createdAt: 'asc' },
+          });
+          callId = calls[n - 1]?.id ?? '';
+          return callId !== '';
+        });
+        await settled(services.client, workflowIds.call(callId));
+        return callId;
+      };
+      const first = await attempt(1);
+      await carrierSays(first, { kind: 'ringing' });
+      await carrierSays(first, { kind: 'answered', answeredBy: 'human' });
+      // The media server refuses the call's line: its workflow hangs the call up at the carrier.
+      await deps.workflows.endCall(first, { action: 'hang_up', reason: MEDIA_OVERLOADED_REASON });
+      await settled(services.client, workflowIds.call(first));
+      expect(scripted.hungUp).toContain(scripted.carrierCallIdOf(first));
+      await carrierSays(first, { kind: 'ended', outcome: 'completed', durationMs: 800, answeredBy: 'human' });
+      expect(await services.client.workflow.getHandle(workflowIds.call(first)).result()).toEqual({
+        status: 'error',
+      });
+      const call = await deps.db.call.findUniqueOrThrow({
+        where: { id: first },
+        include: { events: { orderBy: { at: 'asc' } } },
+      });
+      expect([call.status, call.disconnectionReason]).toEqual(['error', 'failed']);
+      expect(call.events.at(-1)).toMatchObject({ status: 'error', reason: 'media_overloaded' });
+
+      // Tried again after the retry delay, though retry_on is empty.
+      const second = await attempt(2);
+      await carrierSays(second, { kind: 'ringing' });
+      await carrierSays(second, { kind: 'ended', outcome: 'busy' });
+      await services.client.workflow.getHandle(workflowIds.campaign(body.campaign_id)).result();
+      const contact = await deps.db.campaignContact.findFirstOrThrow({
+        where: { campaignId: body.campaign_id },
+      });
+      expect([contact.state, contact.attempts, contact.lastOutcome]).toEqual(['completed', 2, 'busy']);
+    });
+  });
+});
