@@ -10,9 +10,9 @@ import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'n
 export interface AdmissionLimits {
   /** Most calls held at once. */
   maxCalls: number;
-  /** The loop's delay (p99 over the last second) past which no new call is taken, in ms. */
+  /** The loop's delay (p99 over the last second) past which no new call is taken, in ms; 0: not measured. */
   maxLoopDelayMs: number;
-  /** The loop's busy share of the last second past which no new call is taken (0–1). */
+  /** The loop's busy share of the last second past which no new call is taken (0–1); 0: not measured. */
   maxLoopUtilization: number;
   /** The load (the largest of the three measures' shares of their limits) past which the process is not ready. */
   readyBelow: number;
@@ -69,8 +69,8 @@ export class Admission {
       loopUtilization,
       ratio: Math.max(
         this.held / maxCalls,
-        loopDelayMs / maxLoopDelayMs,
-        loopUtilization / maxLoopUtilization,
+        maxLoopDelayMs > 0 ? loopDelayMs / maxLoopDelayMs : 0,
+        maxLoopUtilization > 0 ? loopUtilization / maxLoopUtilization : 0,
       ),
     };
   }

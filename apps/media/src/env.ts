@@ -24,11 +24,11 @@ const Env = ServiceEnv.extend({
   CALL_SILENCE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
   /**
    * Capacity (docs/scaling.md, "Media capacity"): past any of these a media process refuses new lines
-   * (their calls end `media_overloaded`) and reports itself not ready.
+   * (their calls end `media_overloaded`) and reports itself not ready; 0 turns a loop measure off.
    */
   MEDIA_MAX_CALLS: z.coerce.number().int().min(1).default(100),
-  MEDIA_MAX_LOOP_DELAY_MS: z.coerce.number().min(5).default(40),
-  MEDIA_MAX_LOOP_UTILIZATION: z.coerce.number().gt(0).max(1).default(0.85),
+  MEDIA_MAX_LOOP_DELAY_MS: z.coerce.number().min(0).default(40),
+  MEDIA_MAX_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.85),
   CALL_MAX_DURATION_MS: z.coerce
     .number()
     .int()

@@ -75,7 +75,7 @@ export interface StartOptions {
   transferWaitMs?: number;
   /**
    * What the server takes on. The callers, the emulators and the server share this process's event
-   * loop, so its measures of the loop refuse nobody unless given; the calls held do (100).
+   * loop, so its measures of the loop are off unless given; the calls held refuse lines (100).
    */
   admission?: Partial<AdmissionLimits>;
 }
@@ -160,7 +160,7 @@ export function mediaTestHarness() {
         logger: options.logger ?? pino({ level: 'silent' }),
         heartbeatMs: 200,
         databaseUrl: options.databaseUrl ?? database.url,
-        admission: { maxLoopDelayMs: 1_000, maxLoopUtilization: 1, ...options.admission },
+        admission: { maxLoopDelayMs: 0, maxLoopUtilization: 0, ...options.admission },
       },
       { host: '127.0.0.1', port: 0 },
     );

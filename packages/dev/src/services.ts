@@ -280,9 +280,10 @@ export async function startMedia(
     name,
     {
       // Every service and the test suite share this machine: the event loop's measures of capacity are
-      // for a process with a core of its own, so only the calls held refuse lines unless `env` says.
-      MEDIA_MAX_LOOP_DELAY_MS: '1000',
-      MEDIA_MAX_LOOP_UTILIZATION: '1',
+      // for a process with a core of its own, so they are off and only the calls held refuse lines,
+      // unless `env` says otherwise.
+      MEDIA_MAX_LOOP_DELAY_MS: '0',
+      MEDIA_MAX_LOOP_UTILIZATION: '0',
       ...env,
       MEDIA_HOST: '127.0.0.1',
       MEDIA_PORT: String(mediaPort),

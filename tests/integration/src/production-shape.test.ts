@@ -129,7 +129,7 @@ describe('the compiled services on the Temporal server with PostgreSQL persisten
 
   it('runs the media server as its image does, healthy', async () => {
     const health = await fetch(media.healthUrl);
-    expect(await health.json()).toEqual({ status: 'ok', conversations: 0 });
+    expect(await health.json()).toEqual({ status: 'ok', ready: true, conversations: 0, load: 0 });
   });
 
   it("runs each service in its image as the service's start script does, memory budget included", () => {

@@ -77,8 +77,16 @@ export async function dialCall(
   };
   // The number is locked with the row's write, so a release either sees this call or comes first and
   // leaves nothing written (release-phone-number.ts).
+  const limit = callLimitOf(deps, facts.accountLimit);
+  if (limit === null && !recordResponse) {
+    // The common dial (no limit to count under a lock, no response to keep): one statement.
+    if (!(await insertDialedCall(deps, row)))
+      throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
+    await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
+    return output;
+  }
   await createCallWithinLimit(deps, row, {
-    limit: callLimitOf(deps, facts.accountLimit),
+    limit,
     beforeCreate: async (tx) => {
       if (!(await lockPhoneNumbers(tx, accountId, [fromNumber])).has(fromNumber))
         throw new AppError('FORBIDDEN', `from_number ${fromNumber} is not assigned to this account`);
@@ -87,6 +95,45 @@ export async function dialCall(
   });
   await startCallWorkflows(deps, [{ id: callId, accountId, agentId: agent.id, campaignId }]);
   return output;
+}
+
+/**
+ * A dialed call's row and its `initiated` transition, written only while its number is the account's
+ * (locked, as lockPhoneNumbers does, until the statement commits), in one statement. False when the
+ * number is not the account's: nothing written.
+ */
+async function insertDialedCall(
+  { db }: CoreDeps,
+  row: {
+    id: string;
+    accountId: string;
+    agentId: string;
+    agentVersion: number;
+    campaignId: string | null;
+    fromNumber: string;
+    toNumber: string;
+    isTestCall: boolean;
+    varsProvided: Record<string, string>;
+    createdAt: Date;
+  },
+): Promise<boolean> {
+  const written = await db.$executeRaw`
+    WITH number AS (
+      SELECT 1 FROM phone_numbers
+      WHERE account_id = ${row.accountId}::uuid AND number = ${row.fromNumber}
+      FOR SHARE
+    ), call AS (
+      INSERT INTO calls (id, account_id, agent_id, agent_version, campaign_id, from_number, to_number,
+        is_test_call, vars_provided, created_at)
+      SELECT ${row.id}::uuid, ${row.accountId}::uuid, ${row.agentId}::uuid, ${row.agentVersion},
+        ${row.campaignId}::uuid, ${row.fromNumber}, ${row.toNumber}, ${row.isTestCall},
+        ${JSON.stringify(row.varsProvided)}::jsonb, ${row.createdAt}
+      FROM number
+      RETURNING id
+    )
+    INSERT INTO call_events (id, call_id, status, at)
+    SELECT gen_random_uuid(), id, 'initiated', ${row.createdAt} FROM call`;
+  return written === 1;
 }
 
 /** What a dial checks before it writes anything, read in one statement. */
