@@ -343,5 +343,8 @@ export function mediaBenchEnv(
     TTS_PROVIDER: 'openai',
     DEEPGRAM_API_KEY: 'dg-bench',
     DEEPGRAM_BASE_URL: sttUrl,
+    // The benchmarks load one process with as many calls as they ask for, past its capacity, to measure
+    // what a call costs there; BENCH_MEDIA_MAX_CALLS caps it to watch admission refuse instead.
+    MEDIA_MAX_CALLS: process.env.BENCH_MEDIA_MAX_CALLS ?? '100000',
   };
 }

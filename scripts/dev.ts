@@ -99,6 +99,11 @@ writeFileSync(passwordFile, `${demo.login.password}\n`, { mode: 0o600 });
 await db.$disconnect();
 
 const childEnv = {
+  // A development machine runs the whole stack, its watchers and a browser on the same cores: the media
+  // server's event-loop measures of capacity (docs/scaling.md) are for a process with a core of its own,
+  // so here only its count of calls refuses lines, unless set.
+  MEDIA_MAX_LOOP_DELAY_MS: '0',
+  MEDIA_MAX_LOOP_UTILIZATION: '0',
   ...process.env,
   ...voiceDemo?.env,
   DATABASE_URL: databaseUrl,
