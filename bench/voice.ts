@@ -76,8 +76,9 @@ const env = {
   ...mediaBenchEnv(bench, { taskQueue: 'bench-voice', llmUrl: llm.baseUrl, sttUrl: stt.url, recordingsDir }),
   DATABASE_POOL_SIZE: '20',
   CALL_SILENCE_TIMEOUT_MS: '60000',
-  // e.g. `--cpu-prof --cpu-prof-dir=/tmp/media-profile` to see where the media server spends its time.
-  ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
+  // BENCH_PROFILE_DIR: the media server writes a V8 CPU profile there as it stops, as the other
+  // benchmarks' services do (`node bench/profile-summary.mjs <dir>/media.cpuprofile`).
+  ...(process.env.BENCH_PROFILE_DIR ? { CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR } : {}),
 };
 let media = await startMedia('media', { ...env, ...vadEnv(VAD_SETTINGS[0]!) }, mediaPort, 'compiled');
 // From here on the benchmark's own process (every simulated caller, the provider emulators) runs at a

