@@ -5,8 +5,10 @@ import {
   createAgent,
   createCampaign,
   CreateCampaignInput,
+  createWebCall,
   deterministicConversationEngine,
   MEDIA_OVERLOADED_REASON,
+  refuseWebCall,
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
@@ -30,7 +32,8 @@ beforeAll(async () => {
   services = await connectTestServices();
   deps = {
     ...services.deps,
-    config: { ...services.deps.config, campaignRecheckMs: 60_000 },
+    // A web call nobody joins is looked at after 300 ms (a minute in service).
+    config: { ...services.deps.config, campaignRecheckMs: 60_000, webCallConnectMs: 300 },
     workflows: createWorkflowStarter(services.client, taskQueue),
     carrier: scripted.carrier,
     conversation: deterministicConversationEngine,
@@ -91,6 +94,42 @@ describe('a line a media server refused at capacity', () => {
         where: { campaignId: body.campaign_id },
       });
       expect([contact.state, contact.attempts, contact.lastOutcome]).toEqual(['completed', 2, 'busy']);
+    });
+  });
+
+  it('ends a refused web call at once, and when its workflow cannot be told (the window between the end and the signal), the workflow finds the end at its own next look', async () => {
+    const { account } = await createAccount(deps, { name: 'Overloaded web' });
+    const agent = await createAgent(deps, testAgentInput(account.id, { name: 'Overloaded web agent' }));
+    const worker = await createWorker({
+      connection: services.nativeConnection,
+      namespace: 'default',
+      taskQueue,
+      deps,
+    });
+    await worker.runUntil(async () => {
+      const created = await createWebCall(deps, { accountId: account.id, agent_id: agent.agent_id });
+      const untold = {
+        ...deps,
+        workflows: {
+          ...deps.workflows,
+          conversationEnded: () => Promise.reject(new Error('Temporal is down')),
+        },
+      };
+      await expect(refuseWebCall(untold, created.call_id, MEDIA_OVERLOADED_REASON)).rejects.toThrow(
+        'Temporal is down',
+      );
+      const ended = await deps.db.call.findUniqueOrThrow({
+        where: { id: created.call_id },
+        include: { events: { orderBy: { at: 'asc' } } },
+      });
+      expect([ended.status, ended.disconnectionReason]).toEqual(['error', 'failed']);
+      expect(ended.events.map((event) => [event.status, event.reason])).toEqual([
+        ['initiated', null],
+        ['error', 'media_overloaded'],
+      ]);
+      expect(await services.client.workflow.getHandle(workflowIds.call(created.call_id)).result()).toEqual({
+        status: 'error',
+      });
     });
   });
 });
