@@ -1,7 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import { createWebCall } from '@voice/core';
 import { waitFor } from '@voice/dev';
-import { openWebCall, type MediaStream } from '@voice/twilio-emulator';
+import { openWebCall } from '@voice/twilio-emulator';
 import { describe, expect, it } from 'vitest';
 import { Admission } from './admission';
 import { mediaTestHarness } from './media-test-harness';
@@ -15,67 +14,10 @@ const WELCOME =
 const healthz = () =>
   fetch(media.harness.server.url.replace(/^ws/, 'http').replace('/media/twilio', '/healthz'));
 
-/**
- * How late each of the agent's frames reached the carrier: one frame goes out per 20 ms tick, so a frame
- * is late by how far it arrived after the earliest time the frames before it in the same speech allow.
- * The server and the carrier are this process: however long the machine held its threads up meanwhile
- * (`held`) is not the server's doing, and is taken off.
- */
-function frameLateness(stream: MediaStream, held: (from: number, to: number) => number): number[] {
-  const arrivals = stream.record.received
-    .filter((r) => r.message.event === 'media')
-    .map((r) => stream.record.openedAt + r.at);
-  const late: number[] = [];
-  let due = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < arrivals.length; i++) {
-    const at = arrivals[i]!;
-    // A pause in the speech longer than a second starts a new one.
-    if (i > 0 && at - arrivals[i - 1]! > 1_000) due = Number.POSITIVE_INFINITY;
-    due = Math.min(due, at);
-    late.push(Math.max(0, at - due - held(due, at)));
-    due += 20;
-  }
-  return late;
-}
-
-/**
- * How long the machine held this process's threads up within a span of time: a 5 ms beat on a thread of
- * its own, which the server's own work on the main thread does not delay (so that stays counted).
- */
-function machineHolds() {
-  const shared = new SharedArrayBuffer(8 + 8 * 100_000);
-  const worker = new Worker(
-    `const { workerData } = require('node:worker_threads');
-     const count = new Int32Array(workerData, 0, 1);
-     const beats = new Float64Array(workerData, 8);
-     setInterval(() => {
-       const i = Atomics.load(count, 0);
-       if (i < beats.length) { beats[i] = Date.now(); Atomics.store(count, 0, i + 1); }
-     }, 5);`,
-    { eval: true, workerData: shared },
-  );
-  const beats = () => Array.from(new Float64Array(shared, 8, Atomics.load(new Int32Array(shared, 0, 1), 0)));
-  return {
-    stop: () => worker.terminate(),
-    held(from: number, to: number, all = beats()): number {
-      let total = 0;
-      for (let i = 1; i < all.length; i++) {
-        const [start, end] = [all[i - 1]!, all[i]!];
-        if (end <= from || start >= to) continue;
-        total += Math.max(0, Math.min(end, to) - Math.max(start, from) - 5);
-      }
-      return total;
-    },
-  };
-}
-
-const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
-
 describe('admission: a media process past its capacity refuses new lines rather than degrade', () => {
-  it('refuses the calls past its limit (their calls hung up media_overloaded, nothing written), reports itself not ready, and keeps the calls it holds on time', async () => {
+  it('refuses the calls past its limit (their calls hung up media_overloaded, nothing written), reports itself not ready, keeps the calls it holds, and takes a line again once one ends', async () => {
     await media.start({ reply: () => ({ say: 'Very good.' }), heard: [], admission: { maxCalls: 3 } });
     expect(await (await healthz()).json()).toMatchObject({ ready: true });
-    const holds = machineHolds();
     const calls: string[] = [];
     for (let i = 0; i < 5; i++) calls.push(await media.answeredCall({ welcomeMessage: WELCOME }));
     const held = calls.slice(0, 3).map((callId) => media.connect(callId, [{ pauseMs: 8_000 }]));
@@ -98,29 +40,28 @@ describe('admission: a media process past its capacity refuses new lines rather 
       });
     // Their workflows are asked to hang up with the reason (which ends them error, retried by campaigns).
     expect(media.harness.ends.filter((end) => calls.slice(3).includes(end.callId))).toEqual(
-      calls.slice(3).map((callId) => ({
-        callId,
-        request: { action: 'hang_up', reason: 'media_overloaded' },
-      })),
+      expect.arrayContaining(
+        calls
+          .slice(3)
+          .map((callId) => ({ callId, request: { action: 'hang_up', reason: 'media_overloaded' } })),
+      ),
     );
+    expect(media.harness.ends).toHaveLength(2);
     for (const callId of calls.slice(3))
       expect(
         (await media.deps.db.call.findUniqueOrThrow({ where: { id: callId } })).mediaStartedAt,
       ).toBeNull();
     expect(await media.metrics()).toMatch(/media_calls_refused_total\{line="phone"\} 2/);
+    // A second stream for a call a line holds (a replayed token) is refused too, and its call left alone.
+    const second = media.connect(calls[0]!, [{ pauseMs: 1_000 }]);
+    await second.closed;
+    expect(second.record.closed?.code).toBe(1008);
+    expect(media.harness.ends.map((end) => end.callId)).not.toContain(calls[0]);
 
-    // The calls it holds: the welcome (about 8 s) reached the carrier with every frame on time.
-    // (its last frame a second ago: the agent waits for the caller)
+    // The calls it holds go on: their welcomes play to the end.
     await waitFor('the welcomes to end', 30_000, async () =>
-      held.every((stream) => {
-        const last = stream.record.received.findLast((r) => r.message.event === 'media');
-        return last !== undefined && Date.now() - stream.record.openedAt - last.at > 1_000;
-      }),
+      held.every((stream) => stream.record.marks.length > 0 && stream.record.marks.every((m) => m.echoedAt)),
     );
-    const lateness = held.flatMap((stream) => frameLateness(stream, (from, to) => holds.held(from, to)));
-    await holds.stop();
-    expect(lateness.length).toBeGreaterThan(3 * 200);
-    expect(p99(lateness)).toBeLessThanOrEqual(40);
 
     // A call that ends gives its place back: the next line is taken.
     await held[0]!.stop();

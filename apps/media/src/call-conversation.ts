@@ -6,8 +6,7 @@ import {
   transferConference,
   warmTransferState,
   loadCallAgent,
-  MEDIA_OVERLOADED_REASON,
-  refuseWebCall,
+  refuseLine,
   searchKnowledge,
   placeholdersIn,
   mediaStreamTokens,
@@ -211,21 +210,13 @@ export async function startCallConversation(
   }
 }
 
-/**
- * A line refused at capacity: a phone call is hung up by its workflow, ending `error` (`failed`, its last
- * transition `media_overloaded`), which its campaign tries again; a web call ends the same way at once
- * (its page is told `refused` as the connection closes).
- */
+/** A line refused at capacity: its call ends as refused (refuseLine), unless a line took it already. */
 async function refuseAtCapacity(
   deps: CallConversationDeps,
   callId: string,
   kind: 'phone_call' | 'web_call',
 ): Promise<void> {
-  const refusal =
-    kind === 'web_call'
-      ? refuseWebCall(deps.core, callId, MEDIA_OVERLOADED_REASON)
-      : deps.core.workflows.endCall(callId, { action: 'hang_up', reason: MEDIA_OVERLOADED_REASON });
-  await Promise.resolve(refusal).catch((error: unknown) =>
+  await refuseLine(deps.core, callId, kind).catch((error: unknown) =>
     deps.logger.error({ err: error, callId }, 'the call refused at capacity could not be ended'),
   );
 }

@@ -7,8 +7,7 @@ import {
   CreateCampaignInput,
   createWebCall,
   deterministicConversationEngine,
-  MEDIA_OVERLOADED_REASON,
-  refuseWebCall,
+  refuseLine,
   type CallRuntime,
   type CoreDeps,
 } from '@voice/core';
@@ -71,7 +70,7 @@ describe('a line a media server refused at capacity', () => {
       await carrierSays(first, { kind: 'ringing' });
       await carrierSays(first, { kind: 'answered', answeredBy: 'human' });
       // The media server refuses the call's line: its workflow hangs the call up at the carrier.
-      await deps.workflows.endCall(first, { action: 'hang_up', reason: MEDIA_OVERLOADED_REASON });
+      expect(await refuseLine(deps, first, 'phone_call')).toBe(true);
       await settled(services.client, workflowIds.call(first));
       expect(scripted.hungUp).toContain(scripted.carrierCallIdOf(first));
       await carrierSays(first, { kind: 'ended', outcome: 'completed', durationMs: 800, answeredBy: 'human' });
@@ -115,9 +114,7 @@ describe('a line a media server refused at capacity', () => {
           conversationEnded: () => Promise.reject(new Error('Temporal is down')),
         },
       };
-      await expect(refuseWebCall(untold, created.call_id, MEDIA_OVERLOADED_REASON)).rejects.toThrow(
-        'Temporal is down',
-      );
+      await expect(refuseLine(untold, created.call_id, 'web_call')).rejects.toThrow('Temporal is down');
       const ended = await deps.db.call.findUniqueOrThrow({
         where: { id: created.call_id },
         include: { events: { orderBy: { at: 'asc' } } },

@@ -78,17 +78,3 @@ export async function webCallProgress(deps: CoreDeps, call: Call): Promise<CallP
     nextCheckInMs: Math.min(LIVE_CHECK_MS, silence - unheardFor),
   };
 }
-
-/**
- * A media server refused a web call's line at capacity (MEDIA_OVERLOADED_REASON): the call ends `error`
- * (`failed`, its last transition saying why) unless a line took it or it ended already, and its
- * workflow is told to look (the conversationEnded signal) so what follows a call's end follows at once.
- * Crash window: between the end and the signal, the workflow finds the end at its own next look.
- */
-export async function refuseWebCall(deps: CoreDeps, callId: string, reason: string): Promise<void> {
-  const call = await deps.db.call.findUnique({ where: { id: callId } });
-  if (!call || call.callType !== 'web_call' || call.mediaStartedAt) return;
-  const now = deps.clock.now();
-  await finishCall(deps, call, { outcome: 'failed', answeredAt: null, endedAt: now, endReason: reason });
-  await deps.workflows.conversationEnded(callId);
-}
