@@ -344,7 +344,14 @@ export function mediaBenchEnv(
     DEEPGRAM_API_KEY: 'dg-bench',
     DEEPGRAM_BASE_URL: sttUrl,
     // The benchmarks load one process with as many calls as they ask for, past its capacity, to measure
-    // what a call costs there; BENCH_MEDIA_MAX_CALLS caps it to watch admission refuse instead.
+    // what a call costs there; BENCH_MEDIA_MAX_CALLS caps it, and BENCH_MEDIA_MAX_LOOP_DELAY_MS and
+    // BENCH_MEDIA_MAX_LOOP_UTILIZATION turn its event-loop measures on, to watch admission refuse instead.
     MEDIA_MAX_CALLS: process.env.BENCH_MEDIA_MAX_CALLS ?? '100000',
+    ...(process.env.BENCH_MEDIA_MAX_LOOP_DELAY_MS
+      ? { MEDIA_MAX_LOOP_DELAY_MS: process.env.BENCH_MEDIA_MAX_LOOP_DELAY_MS }
+      : {}),
+    ...(process.env.BENCH_MEDIA_MAX_LOOP_UTILIZATION
+      ? { MEDIA_MAX_LOOP_UTILIZATION: process.env.BENCH_MEDIA_MAX_LOOP_UTILIZATION }
+      : {}),
   };
 }
