@@ -76,8 +76,8 @@ export class Admission {
   }
 
   /** Whether a load balancer should send this process the next call. */
-  ready(): boolean {
-    return this.load().ratio < this.limits.readyBelow;
+  ready(load: Load = this.load()): boolean {
+    return load.ratio < this.limits.readyBelow;
   }
 
   /**
@@ -85,8 +85,8 @@ export class Admission {
    * ended or was never started) while every measure is below its limit; null when refused.
    */
   admit(): (() => void) | null {
-    const load = this.load();
-    if (this.held >= this.limits.maxCalls || load.ratio >= 1) return null;
+    // (the calls held count in the ratio: at `maxCalls` it is 1)
+    if (this.load().ratio >= 1) return null;
     this.held += 1;
     let released = false;
     return () => {

@@ -81,15 +81,15 @@ export async function startMediaServer(
   const server: Server = createServer((request, response) => {
     if (request.url === '/healthz') {
       // Not ready near capacity: the load balancer (Kubernetes' readiness) sends the next call elsewhere.
-      const ready = admission.ready();
-      const { ratio } = admission.load();
+      const load = admission.load();
+      const ready = admission.ready(load);
       response.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({
           status: ready ? 'ok' : 'busy',
           ready,
           conversations: sessions.size,
-          load: Math.round(ratio * 100) / 100,
+          load: Math.round(load.ratio * 100) / 100,
         }),
       );
     } else if (request.url === '/metrics') {

@@ -245,24 +245,17 @@ describe('the per-call ledger', () => {
     holdsToBudget('answered', counts);
   });
 
-  it('a busy callee', async () => {
+  it.each([
+    ['a busy callee', 'busy'],
+    ['no answer', 'no_answer'],
+  ] as const)('%s', async (_name, outcome) => {
     const counts = await measure(async () => {
       const callId = await dial();
       await carrierSays(callId, { kind: 'ringing' });
-      await carrierSays(callId, { kind: 'ended', outcome: 'busy' });
+      await carrierSays(callId, { kind: 'ended', outcome });
       return finished([callId]);
     });
-    holdsToBudget('busy', counts);
-  });
-
-  it('no answer', async () => {
-    const counts = await measure(async () => {
-      const callId = await dial();
-      await carrierSays(callId, { kind: 'ringing' });
-      await carrierSays(callId, { kind: 'ended', outcome: 'no_answer' });
-      return finished([callId]);
-    });
-    holdsToBudget('no_answer', counts);
+    holdsToBudget(outcome, counts);
   });
 
   it('an answering machine, which the agent hangs up on', async () => {

@@ -26,6 +26,8 @@ const scripted = createScriptedCarrier();
 const taskQueue = `overloaded-${randomUUID()}`;
 /** The carrier reports an event of a call; its workflow has done with it when this returns. */
 let carrierSays: ReturnType<typeof carrierReports>;
+let accountId: string;
+let agentId: string;
 
 beforeAll(async () => {
   services = await connectTestServices();
@@ -38,28 +40,34 @@ beforeAll(async () => {
     conversation: deterministicConversationEngine,
   };
   carrierSays = carrierReports(services.client, scripted, deps.workflows.reportCarrierEvent);
+  const { account } = await createAccount(deps, { name: 'Overloaded' });
+  accountId = account.id;
+  ({ agent_id: agentId } = await createAgent(deps, testAgentInput(accountId, { name: 'Overloaded agent' })));
+  await addPhoneNumber(deps, { accountId, phone_number: '+14155550170' });
 });
+
+/** Runs a worker on the suite's task queue until `fn` is done. */
+async function runWorker(fn: () => Promise<void>) {
+  const worker = await createWorker({
+    connection: services.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    deps,
+  });
+  await worker.runUntil(fn);
+}
 afterAll(async () => {
   await services?.close();
 });
 
 describe('a line a media server refused at capacity', () => {
   it("ends its call error (failed, last transition media_overloaded) once the carrier hung it up, and its campaign's contact is tried again whatever retry_on says", async () => {
-    const { account } = await createAccount(deps, { name: 'Overloaded' });
-    const agent = await createAgent(deps, testAgentInput(account.id, { name: 'Overloaded agent' }));
-    await addPhoneNumber(deps, { accountId: account.id, phone_number: '+14155550170' });
-    const worker = await createWorker({
-      connection: services.nativeConnection,
-      namespace: 'default',
-      taskQueue,
-      deps,
-    });
-    await worker.runUntil(async () => {
+    await runWorker(async () => {
       const { body } = await createCampaign(deps, {
-        accountId: account.id,
+        accountId,
         ...CreateCampaignInput.parse({
           name: 'Overloaded campaign',
-          agent_id: agent.agent_id,
+          agent_id: agentId,
           from_numbers: ['+14155550170'],
           retry_policy: { retry_on: [], max_attempts: 2, delay_seconds: 1 },
           contacts: [{ to_number: '+14155550009' }],
@@ -97,16 +105,8 @@ describe('a line a media server refused at capacity', () => {
   });
 
   it('ends a refused web call at once, and when its workflow cannot be told (the window between the end and the signal), the workflow finds the end at its own next look', async () => {
-    const { account } = await createAccount(deps, { name: 'Overloaded web' });
-    const agent = await createAgent(deps, testAgentInput(account.id, { name: 'Overloaded web agent' }));
-    const worker = await createWorker({
-      connection: services.nativeConnection,
-      namespace: 'default',
-      taskQueue,
-      deps,
-    });
-    await worker.runUntil(async () => {
-      const created = await createWebCall(deps, { accountId: account.id, agent_id: agent.agent_id });
+    await runWorker(async () => {
+      const created = await createWebCall(deps, { accountId, agent_id: agentId });
       const untold = {
         ...deps,
         workflows: {
