@@ -96,8 +96,9 @@ function buckets(text: string, name: string, line?: Line): Buckets {
     counts.set(le === '+Inf' ? Infinity : Number(le), Number(count));
   return counts;
 }
+/** A counter's value from Prometheus text: `name` may carry its labels (`name{label="value"}`). */
 const counter = (text: string, name: string) =>
-  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
 
 /** A percentile of what a histogram gained between two readings, interpolated within its bucket. */
 function histogramPercentile(before: Buckets, after: Buckets, p: number): number {
@@ -222,11 +223,27 @@ async function level(calls: number, line: Line = 'phone') {
     framesSent: callers.reduce((sum, call) => sum + call.framesSent(), 0),
     vadWindows: counter(after, 'media_vad_windows_total') - counter(before, 'media_vad_windows_total'),
     vadRuns: counter(after, 'media_vad_runs_total') - counter(before, 'media_vad_runs_total'),
+    vadSilent: counter(after, 'media_vad_silent_total') - counter(before, 'media_vad_silent_total'),
+    // Noise suppression's frames by outcome: what share RNNoise really ran on (the rest passed as they came).
+    noiseFrames: Object.fromEntries(
+      (['denoised', 'unfiltered', 'silent'] as const).map((outcome) => {
+        const name = `media_noise_frames_total{outcome="${outcome}"}`;
+        return [outcome, counter(after, name) - counter(before, name)];
+      }),
+    ) as Record<'denoised' | 'unfiltered' | 'silent', number>,
     seconds,
     peakRss,
     cores,
     gc: gcPauses(before, after),
   };
+}
+
+/** Each outcome's share of the frames noise suppression saw: denoised, passed unfiltered (behind), silent. */
+function noiseShares(frames: Record<string, number>): string {
+  const total = Object.values(frames).reduce((sum, n) => sum + n, 0);
+  return Object.entries(frames)
+    .map(([outcome, n]) => `${outcome} ${((n / Math.max(1, total)) * 100).toFixed(0)} %`)
+    .join(', ');
 }
 
 /** Garbage collection in the media process between two readings: pauses by kind (count, total ms). */
@@ -359,8 +376,10 @@ try {
             `media peak RSS ${result.peakRss.toFixed(0)} MB; cores busy: media ${result.cores.media.toFixed(2)}, ` +
             `benchmark (callers, emulators) ${result.cores.bench.toFixed(2)}; media CPU per call-second ${callCpuMs.toFixed(2)} ms` +
             (result.vadRuns > 0
-              ? `; VAD ${(result.vadWindows / result.seconds) | 0} windows/s in ${(result.vadRuns / result.seconds) | 0} runs/s (${(result.vadWindows / result.vadRuns).toFixed(1)} calls a run)`
+              ? `; VAD ${(result.vadWindows / result.seconds) | 0} windows/s in ${(result.vadRuns / result.seconds) | 0} runs/s (${(result.vadWindows / result.vadRuns).toFixed(1)} calls a run), ` +
+                `${(result.vadSilent / result.seconds) | 0} windows/s of silent lines without the model`
               : '') +
+            (vad === 'on+noise' ? `; noise suppression's frames: ${noiseShares(result.noiseFrames)}` : '') +
             `; media GC: ${result.gc}`,
         );
       }

@@ -110,10 +110,12 @@ export function mediaMetrics(
       this.set(conversations());
     },
   });
-  // The voice activity model's work: windows judged, and the model's runs they took (their ratio is the batching).
+  // The voice activity model's work: windows judged, and the model's runs they took (their ratio is the
+  // batching); and the windows of a silent line, judged without it.
   for (const [what, help] of [
     ['windows', "Callers' 32 ms windows judged by the voice activity model"],
     ['runs', 'Runs of the voice activity model (a run judges every call waiting, a window each)'],
+    ['silent', "Callers' 32 ms windows of a silent line, judged not speech without the model"],
   ] as const) {
     let counted = 0;
     new Counter({
@@ -127,15 +129,15 @@ export function mediaMetrics(
       },
     });
   }
-  // Noise suppression's frames: denoised, or passed as they came (its threads behind, or gone).
-  const framesCounted = { denoised: 0, unfiltered: 0 };
+  // Noise suppression's frames: denoised, passed as they came (its threads behind, or gone), or silent.
+  const framesCounted = { denoised: 0, unfiltered: 0, silent: 0 };
   new Counter({
     name: 'media_noise_frames_total',
-    help: "Callers' 20 ms frames through noise suppression, by outcome (denoised, unfiltered)",
+    help: "Callers' 20 ms frames through noise suppression, by outcome (denoised, unfiltered, silent)",
     labelNames: ['outcome'],
     registers: [registry],
     collect() {
-      for (const outcome of ['denoised', 'unfiltered'] as const) {
+      for (const outcome of ['denoised', 'unfiltered', 'silent'] as const) {
         const now = noise?.counts[outcome] ?? 0;
         this.inc({ outcome }, now - framesCounted[outcome]);
         framesCounted[outcome] = now;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mulawDecode, rms, wavToMulaw } from '@voice/audio';
+import { MULAW_SILENCE, mulawDecode, rms, wavToMulaw } from '@voice/audio';
 import { describe, expect, it } from 'vitest';
+import { SILENCE_HANGOVER_MS } from './line-silence';
 import { NoiseSuppression } from './noise-suppression';
 
 /** A clip of the barge-in set (8 kHz), as the phone line carries it. */
@@ -70,13 +71,31 @@ describe('noise suppression (RNNoise, on its own thread)', () => {
     // Twenty frames at once: the thread has three of them at a time at most; the others pass as they came.
     const frames = Array.from({ length: 20 }, (_, i) => words.subarray(i * 160, (i + 1) * 160));
     const out = await Promise.all(frames.map((frame) => call.process(frame)));
-    expect(noise.counts).toEqual({ denoised: 3, unfiltered: 17 });
+    expect(noise.counts).toEqual({ denoised: 3, unfiltered: 17, silent: 0 });
     expect(out.slice(3)).toEqual(frames.slice(3));
     expect(out.slice(0, 3)).not.toEqual(frames.slice(0, 3));
     // Caught up: denoised again.
     const next = words.subarray(0, 160);
     expect(await call.process(next)).not.toBe(next);
     expect(noise.counts.denoised).toBe(4);
+    call.close();
+    await noise.close();
+  });
+
+  it('passes a line that has been silent a while as it came, without the thread, and denoises its next sound', async () => {
+    const noise = await NoiseSuppression.load();
+    const call = noise.forCall();
+    const silence = Buffer.alloc(160, MULAW_SILENCE);
+    const street = clip('noise-11.wav');
+    const out: Buffer[] = [];
+    // A second of silence, then noise: the silence's first `SILENCE_HANGOVER_MS` still goes through RNNoise.
+    for (let i = 0; i < 50; i++) out.push(await call.process(silence));
+    for (let at = 0; at < 160 * 10; at += 160) out.push(await call.process(street.subarray(at, at + 160)));
+    const hangover = SILENCE_HANGOVER_MS / 20;
+    expect(noise.counts).toEqual({ denoised: hangover + 10, unfiltered: 0, silent: 50 - hangover });
+    expect(out.slice(hangover, 50).every((frame) => frame.equals(silence))).toBe(true);
+    // The noise after it is taken away, as it would have been without the rest.
+    expect(loudness(Buffer.concat(out.slice(50)))).toBeLessThan(loudness(street.subarray(0, 160 * 10)));
     call.close();
     await noise.close();
   });

@@ -27,21 +27,24 @@ const STATE_SIZE = 128;
 /** How long a window waits for others to share its run: what batching adds to noticing speech. */
 export const BATCH_WAIT_MS = 10;
 
-/** One caller's place in the model: its recurrent state and the end of its last window. */
+/** One caller's place in the model: its recurrent state, the end of its last window, its windows waiting. */
 export interface VadStream {
   state: Float32Array;
   context: Float32Array;
+  waiting: number;
 }
 
 interface Pending {
   stream: VadStream;
   window: Float32Array;
+  /** A silent window (`silent`): judged not speech without the model, in its turn. */
+  silent: boolean;
   resolve: (probability: number) => void;
   reject: (error: Error) => void;
 }
 
 export function newVadStream(): VadStream {
-  return { state: new Float32Array(2 * STATE_SIZE), context: new Float32Array(CONTEXT_SAMPLES) };
+  return { state: new Float32Array(2 * STATE_SIZE), context: new Float32Array(CONTEXT_SAMPLES), waiting: 0 };
 }
 
 export function sileroModelPath(): string {
@@ -57,8 +60,8 @@ export class SileroVad {
   private nextBatch = 0;
   private failure: Error | null = null;
   private closing = false;
-  /** Windows run, and runs of the model: their ratio is the batching. */
-  readonly counts = { windows: 0, runs: 0 };
+  /** Windows run, and runs of the model (their ratio is the batching); silent windows not run (`rest`). */
+  readonly counts = { windows: 0, runs: 0, silent: 0 };
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (answer: ModelAnswer) => {
@@ -95,13 +98,18 @@ export class SileroVad {
 
   /** The probability that `window` (256 samples in [-1, 1]), following what `stream` heard before it, is speech. */
   probability(stream: VadStream, window: Float32Array): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ stream, window, resolve, reject });
-      this.scheduled ??= setTimeout(() => {
-        this.scheduled = null;
-        if (!this.running) void this.drain();
-      }, BATCH_WAIT_MS);
-    });
+    return this.enqueue(stream, window, false);
+  }
+
+  /**
+   * A window of a silent line (voice-activity.ts): not speech, judged without the model, in its turn after
+   * the stream's windows before it. The model's state stays as silence left it, and the window is the
+   * next one's context.
+   */
+  silent(stream: VadStream, window: Float32Array): Promise<number> {
+    if (stream.waiting > 0) return this.enqueue(stream, window, true);
+    this.rest(stream, window);
+    return Promise.resolve(0);
   }
 
   async close(): Promise<void> {
@@ -110,23 +118,46 @@ export class SileroVad {
     await this.worker.terminate();
   }
 
+  private enqueue(stream: VadStream, window: Float32Array, silent: boolean): Promise<number> {
+    stream.waiting += 1;
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ stream, window, silent, resolve, reject });
+      this.scheduled ??= setTimeout(() => {
+        this.scheduled = null;
+        if (!this.running) void this.drain();
+      }, BATCH_WAIT_MS);
+    }).finally(() => (stream.waiting -= 1));
+  }
+
+  private rest(stream: VadStream, window: Float32Array) {
+    stream.context.set(window.subarray(VAD_WINDOW_SAMPLES - CONTEXT_SAMPLES));
+    this.counts.silent += 1;
+  }
+
   private async drain() {
     this.running = true;
     try {
       while (this.pending.length > 0) {
-        // At most one window a stream in a batch: a stream's windows go through the model in order.
+        // At most one window a stream in a batch: a stream's windows go through the model in order. A
+        // silent window whose stream has none in the batch is its turn: judged at once, and the stream's
+        // next window may join the batch.
         const batch: Pending[] = [];
         const streams = new Set<VadStream>();
         for (let i = 0; i < this.pending.length;) {
           const item = this.pending[i]!;
           if (streams.has(item.stream)) i += 1;
-          else {
+          else if (item.silent) {
+            this.pending.splice(i, 1);
+            this.rest(item.stream, item.window);
+            item.resolve(0);
+          } else {
             streams.add(item.stream);
             batch.push(item);
             this.pending.splice(i, 1);
           }
         }
-        await this.run(batch);
+        // Only silent windows were left: nothing for the model.
+        if (batch.length > 0) await this.run(batch);
       }
     } finally {
       this.running = false;

@@ -1,4 +1,5 @@
 import { mulawDecode } from '@voice/audio';
+import { SILENCE_HANGOVER_MS, SILENCE_PEAK } from './line-silence';
 import { newVadStream, VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type SileroVad } from './silero-vad';
 
 /** A window at least this likely to be speech begins a stretch of speech (Silero's own default threshold). */
@@ -25,7 +26,10 @@ export interface VoiceEvents {
 /**
  * One caller's voice activity, from the line's μ-law audio: cut into the model's 32 ms windows, each
  * judged speech or not, and the judgements joined into stretches of speech, a gap shorter than
- * `QUIET_WINDOWS` bridged (a stop consonant, a breath between words).
+ * `QUIET_WINDOWS` bridged (a stop consonant, a breath between words). Once the line has been silent a
+ * while (line-silence.ts), its silent windows are judged not speech without the model, which rests in the
+ * state silence left it in: a call costs the model nothing while its caller's side is silent.
+ * `skipSilence: false` runs the model on every window.
  */
 export class VoiceActivity {
   private readonly stream = newVadStream();
@@ -37,10 +41,15 @@ export class VoiceActivity {
   private quietWindows = 0;
   private lastSpeechMs = 0;
   private stopped = false;
+  /** The window being filled has a sample louder than silence. */
+  private loud = false;
+  /** How long the line has been silent, in ms of whole windows. */
+  private silentMs = 0;
 
   constructor(
     private readonly vad: SileroVad,
     private readonly events: VoiceEvents,
+    private readonly skipSilence = true,
   ) {}
 
   /** The caller's audio (8 kHz μ-law), as it arrives. */
@@ -48,11 +57,16 @@ export class VoiceActivity {
     if (this.stopped) return;
     const samples = mulawDecode(audio);
     for (let i = 0; i < samples.length; i++) {
-      this.window[this.filled++] = samples[i]! / 32768;
+      const sample = samples[i]!;
+      if (sample > SILENCE_PEAK || sample < -SILENCE_PEAK) this.loud = true;
+      this.window[this.filled++] = sample / 32768;
       if (this.filled < VAD_WINDOW_SAMPLES) continue;
       this.filled = 0;
       const endMs = ++this.windows * VAD_WINDOW_MS;
-      this.vad.probability(this.stream, this.window.slice()).then(
+      this.silentMs = this.loud ? 0 : this.silentMs + VAD_WINDOW_MS;
+      this.loud = false;
+      const silent = this.skipSilence && this.silentMs > SILENCE_HANGOVER_MS;
+      (silent ? this.vad.silent : this.vad.probability).call(this.vad, this.stream, this.window.slice()).then(
         (probability) => this.judge(probability, endMs),
         (error: Error) => this.fail(error),
       );
