@@ -64,6 +64,16 @@ const { sendNotificationEmail } = proxyActivities<Activities>({
   },
 });
 
+/** The patch of the call workflow's code as of 2026-11-29: every change before it, in one marker. */
+const CURRENT_CALL = 'call-2026-11-29';
+
+/**
+ * Whether an execution has one of the changes made before `CURRENT_CALL`: every one for executions
+ * started under it, `patched` for those started before. Not for a later change: that goes behind its own
+ * `patched()` (an execution started under `CURRENT_CALL` does not have it).
+ */
+type Patches = (patchId: string) => boolean;
+
 /** Floor for the wait between carrier checks, so a misbehaving carrier cannot spin the workflow. */
 const MIN_CHECK_INTERVAL_MS = 50;
 
@@ -77,34 +87,40 @@ const MIN_CHECK_INTERVAL_MS = 50;
  * follows a call's end still follows; executions started before that failed with the step.
  */
 export const callWorkflow: CallWorkflow = async ({ callId }) => {
-  if (!patched('call-failure-settles')) return runCall(callId);
+  // Executions started from here on record one patch for the code of this day, and take each change
+  // before it as made: every `patched` records a marker and upserts the TemporalChangeVersion search
+  // attribute (two history events and a write of the server's visibility store), and the seven a call
+  // met were two fifths of its history. Executions started before replay the code of their day, each
+  // change behind its own patch, as it was.
+  const has: Patches = patched(CURRENT_CALL) ? () => true : patched;
+  if (!has('call-failure-settles')) return runCall(callId, has);
   try {
-    return await runCall(callId);
+    return await runCall(callId, has);
   } catch (error) {
     if (isCancellation(error) || !(await failCall(callId))) throw error;
-    return afterCallEnded(callId);
+    return afterCallEnded(callId, has);
   }
 };
 
-async function runCall(callId: string) {
+async function runCall(callId: string, has: Patches) {
   // Executions started before carrier events polled the carrier on its schedule.
-  if (patched('carrier-events')) {
-    const ended = await followCarrier(callId);
+  if (has('carrier-events')) {
+    const ended = await followCarrier(callId, has);
     // A live conversation is analysed before the call's webhooks go out; executions started before
     // live conversations had none.
-    if (ended.analyze && patched('post-call-analysis')) await analyze(callId);
+    if (ended.analyze && has('post-call-analysis')) await analyze(callId);
   } else await pollCarrier(callId);
-  return afterCallEnded(callId);
+  return afterCallEnded(callId, has);
 }
 
 /**
  * The call-end step: it records the call_ended event and its deliveries; each delivery runs as its
  * own workflow, which outlives this one. Notification emails are sent here, with retries.
  */
-async function afterCallEnded(callId: string) {
+async function afterCallEnded(callId: string, has: Patches) {
   // The call-end step wakes the campaign itself (a signal from the workflow would cost it another
   // workflow task); executions started before it did signal the campaign from here.
-  const wakeFromStep = patched('campaign-wake-from-step');
+  const wakeFromStep = has('campaign-wake-from-step');
   const ended = await handleCallEnded(callId, ...(wakeFromStep ? [{ wakeCampaign: true }] : []));
   // Histories recorded before `wakeCampaign` existed woke the campaign after every call.
   if (!wakeFromStep && ended.campaignId && ended.wakeCampaign !== false) {
@@ -116,7 +132,7 @@ async function afterCallEnded(callId: string) {
   }
   // A delivery the relay or the reconciler started first (its row is theirs to start too) is left to
   // that workflow; executions started before this failed on it, their emails unsent.
-  const startedElsewhere = patched('delivery-started-elsewhere');
+  const startedElsewhere = has('delivery-started-elsewhere');
   // Started together: one workflow task issues every start.
   await Promise.all(
     ended.deliveries.map((delivery) =>
@@ -158,18 +174,17 @@ async function analyze(callId: string): Promise<void> {
   }
 }
 
-async function followCarrier(callId: string): Promise<CallProgress> {
+async function followCarrier(callId: string, has: Patches): Promise<CallProgress> {
   const events: CarrierEvent[] = [];
   setHandler(carrierEventSignal, (event) => void events.push(event));
   // The service ending the call itself (hang-up, transfer); executions started before it could had
   // no such signal.
   const ends: ServiceEnd[] = [];
-  if (patched('service-end')) setHandler(endCallSignal, (request) => void ends.push(request));
+  if (has('service-end')) setHandler(endCallSignal, (request) => void ends.push(request));
   // The media server storing the call's conversation, which a call the carrier has ended waits for;
   // executions started before live conversations waited on their timer alone.
   let conversationStored = false;
-  if (patched('conversation-ended'))
-    setHandler(conversationEndedSignal, () => void (conversationStored = true));
+  if (has('conversation-ended')) setHandler(conversationEndedSignal, () => void (conversationStored = true));
   const show = showStatus();
   let progress = await placeCall(callId);
   show(progress);
