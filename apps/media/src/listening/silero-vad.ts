@@ -60,7 +60,7 @@ export class SileroVad {
   private nextBatch = 0;
   private failure: Error | null = null;
   private closing = false;
-  /** Windows run, and runs of the model (their ratio is the batching); silent windows not run (`rest`). */
+  /** Windows run, and runs of the model (their ratio is the batching); silent windows, not run (`silent`). */
   readonly counts = { windows: 0, runs: 0, silent: 0 };
 
   private constructor(private readonly worker: Worker) {

@@ -65,8 +65,9 @@ export class VoiceActivity {
       const endMs = ++this.windows * VAD_WINDOW_MS;
       this.silentMs = this.loud ? 0 : this.silentMs + VAD_WINDOW_MS;
       this.loud = false;
+      const window = this.window.slice();
       const silent = this.skipSilence && this.silentMs > SILENCE_HANGOVER_MS;
-      (silent ? this.vad.silent : this.vad.probability).call(this.vad, this.stream, this.window.slice()).then(
+      (silent ? this.vad.silent(this.stream, window) : this.vad.probability(this.stream, window)).then(
         (probability) => this.judge(probability, endMs),
         (error: Error) => this.fail(error),
       );

@@ -89,8 +89,8 @@ const MIN_CHECK_INTERVAL_MS = 50;
 export const callWorkflow: CallWorkflow = async ({ callId }) => {
   // Executions started from here on record one patch for the code of this day, and take each change
   // before it as made: every `patched` records a marker and upserts the TemporalChangeVersion search
-  // attribute (two history events and a write of the server's visibility store), and the seven a call
-  // met were two fifths of its history. Executions started before replay the code of their day, each
+  // attribute (two history events and a write of the server's visibility store), and the six or seven
+  // a call met were two fifths of its history. Executions started before replay the code of their day, each
   // change behind its own patch, as it was.
   const has: Patches = patched(CURRENT_CALL) ? () => true : patched;
   if (!has('call-failure-settles')) return runCall(callId, has);
