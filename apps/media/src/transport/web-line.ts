@@ -27,6 +27,14 @@ function pcmSamples(bytes: Buffer, count: number): Int16Array {
   return samples;
 }
 
+/** Samples as 16-bit little-endian PCM: on a little-endian machine their own bytes, not copied. */
+function pcmBytes(samples: Int16Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  const bytes = Buffer.allocUnsafe(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i]!, i * 2);
+  return bytes;
+}
+
 /**
  * A web call's line: a browser's WebSocket (web-stream.ts). Audio goes both ways as binary messages of
  * 16 kHz PCM; control goes as JSON (`mark`, `clear`, the transcript as it is heard, the end). The
@@ -80,8 +88,7 @@ export class WebLine extends PacedLine {
 
   protected sendFrame(frame: Buffer): void {
     const wide = this.toBrowser.push(mulawDecode(frame));
-    if (this.socket.readyState === this.socket.OPEN)
-      this.socket.send(Buffer.from(wide.buffer, wide.byteOffset, wide.byteLength));
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(pcmBytes(wide));
   }
 
   protected sendMark(name: string): void {
