@@ -48,7 +48,8 @@ function duckedFrame(frame: Buffer): Buffer {
 }
 
 export abstract class PacedLine implements Line, Paced {
-  readonly openedAt = performance.now();
+  /** Where the line's clock starts: when it opened, or earlier once the far end says it began earlier. */
+  private origin = performance.now();
   readonly tracks = { caller: new AudioTrack(), agent: new AudioTrack() };
   /** Speech not yet heard in full, in order: the first ones sent and playing, the last ones queued. */
   private readonly speeches: Speech[] = [];
@@ -65,6 +66,19 @@ export abstract class PacedLine implements Line, Paced {
 
   constructor(private readonly clock: FrameClock) {
     clock.add(this);
+  }
+
+  /** When the call's audio began (`performance.now()`): the clock of its recording and its timings. */
+  get openedAt(): number {
+    return this.origin;
+  }
+
+  /**
+   * The far end says its audio began no later than `at`: the line's clock starts there if that is
+   * earlier than it opened (the line opened when its start message was handled, which can lag).
+   */
+  protected startedNoLaterThan(at: number): void {
+    if (at < this.origin) this.origin = at;
   }
 
   abstract hangUp(reason: string): void;

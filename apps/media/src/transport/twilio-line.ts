@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import type { FrameClock } from './frame-clock';
+import { FRAME_MS, type FrameClock } from './frame-clock';
 import { PacedLine } from './paced-line';
 
 /**
@@ -14,6 +14,17 @@ export class TwilioLine extends PacedLine {
     clock: FrameClock,
   ) {
     super(clock);
+  }
+
+  /**
+   * The caller's audio, `timestampMs` into the stream when Twilio says: the stream began no later than
+   * that long before now, so the line's clock starts there (the media server took `start` some time after
+   * Twilio sent it, longer on a busy server), and the recording's agent side and where the caller stopped
+   * keep Twilio's clock.
+   */
+  media(audio: Buffer, timestampMs: number | undefined): void {
+    if (timestampMs !== undefined) this.startedNoLaterThan(performance.now() - timestampMs - FRAME_MS);
+    this.received(audio);
   }
 
   /** A phone call is hung up at the carrier (by the call's workflow), which then stops the stream. */

@@ -13,30 +13,48 @@ export interface StreamStart {
 
 export type InboundMessage =
   | { event: 'start'; start: StreamStart }
-  | { event: 'media'; audio: Buffer }
+  | { event: 'media'; audio: Buffer; timestampMs?: number }
   | { event: 'mark'; name: string }
   | { event: 'dtmf'; digit: string }
   | { event: 'stop' };
 
 const PAYLOAD = '"payload":"';
+const TIMESTAMP = '"timestamp":"';
+
+/** The text of a string field `"name":"…"` (its opening given), or null. */
+function field(data: string, opening: string): string | null {
+  const start = data.indexOf(opening);
+  if (start < 0) return null;
+  const end = data.indexOf('"', start + opening.length);
+  return end < 0 ? null : data.slice(start + opening.length, end);
+}
+
+/** A `media` message's timestamp (ms of the stream, a string as Twilio sends it), when it has one. */
+function timestampOf(value: unknown): number | undefined {
+  const ms = typeof value === 'string' ? Number(value) : NaN;
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
 
 /**
- * The caller's audio of a `media` message without parsing the whole message: fifty of them a second per
- * call are most of the media server's input. Null when the message is not plainly one (it is then
- * parsed in full).
+ * The caller's audio of a `media` message (and its timestamp) without parsing the whole message: fifty
+ * of them a second per call are most of the media server's input. Null when the message is not plainly
+ * one (it is then parsed in full).
  */
-function mediaPayload(data: string): Buffer | null {
+function mediaMessage(data: string): { event: 'media'; audio: Buffer; timestampMs?: number } | null {
   if (!data.includes('"event":"media"')) return null;
-  const start = data.indexOf(PAYLOAD);
-  if (start < 0) return null;
-  const end = data.indexOf('"', start + PAYLOAD.length);
-  return end < 0 ? null : Buffer.from(data.slice(start + PAYLOAD.length, end), 'base64');
+  const payload = field(data, PAYLOAD);
+  if (payload === null) return null;
+  return {
+    event: 'media',
+    audio: Buffer.from(payload, 'base64'),
+    timestampMs: timestampOf(field(data, TIMESTAMP)),
+  };
 }
 
 /** A message from Twilio, parsed; null for anything the protocol does not carry to us. */
 export function parseInbound(data: string): InboundMessage | null {
-  const audio = mediaPayload(data);
-  if (audio) return { event: 'media', audio };
+  const media = mediaMessage(data);
+  if (media) return media;
   let message: Record<string, unknown>;
   try {
     message = JSON.parse(data) as Record<string, unknown>;
@@ -58,8 +76,14 @@ export function parseInbound(data: string): InboundMessage | null {
       };
     }
     case 'media': {
-      const payload = (message.media as { payload?: unknown } | undefined)?.payload;
-      return typeof payload === 'string' ? { event: 'media', audio: Buffer.from(payload, 'base64') } : null;
+      const media = message.media as { payload?: unknown; timestamp?: unknown } | undefined;
+      return typeof media?.payload === 'string'
+        ? {
+            event: 'media',
+            audio: Buffer.from(media.payload, 'base64'),
+            timestampMs: timestampOf(media.timestamp),
+          }
+        : null;
     }
     case 'mark': {
       const name = (message.mark as { name?: unknown } | undefined)?.name;

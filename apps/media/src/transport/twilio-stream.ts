@@ -28,7 +28,7 @@ export function acceptTwilioStream(socket: WebSocket, clock: FrameClock, take: S
         connection.open(new TwilioLine(socket, message.start.streamSid, clock), (opened) =>
           take(opened, message.start.customParameters),
         );
-      else if (message.event === 'media') line?.received(message.audio);
+      else if (message.event === 'media') line?.media(message.audio, message.timestampMs);
       else if (message.event === 'mark') line?.marked(message.name);
       else if (message.event === 'dtmf') line?.pressed(message.digit);
       else if (message.event === 'stop') line?.ended();
