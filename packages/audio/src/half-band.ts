@@ -3,9 +3,10 @@
  * 8 kHz: a half-band low-pass filter (a 63-tap windowed sinc, cut at a quarter of the higher rate)
  * applied before dropping every other sample, and after putting a zero between samples, so nothing above
  * the lower rate's Nyquist frequency folds back into the band as noise. Half the filter's taps are zero,
- * and the others are symmetric, so a sample out costs some 16 multiplications: about as cheap as a resampler gets while still filtering,
- * which matters at fifty frames a second a call on the thread that paces every call's audio. State is
- * kept between chunks, so a stream cut into frames of any size comes out as if converted whole.
+ * and the others are symmetric, so a sample out costs some 16 multiplications: about as cheap as a
+ * resampler gets while still filtering, which matters at fifty frames a second a call on the thread that
+ * paces every call's audio. State is kept between chunks, so a stream cut into frames of any size comes
+ * out as if converted whole.
  */
 
 const TAPS = 63;

@@ -1,3 +1,4 @@
+import { pcmBytes, pcmSamples } from '@voice/audio';
 import WebSocket from 'ws';
 
 /**
@@ -58,11 +59,7 @@ export function openWebCall({
   });
   socket.on('message', (data, isBinary) => {
     if (isBinary) {
-      // 16-bit little-endian PCM, copied in one step as the machine's own order (the tests' machines are
-      // little-endian): a read per sample cost the benchmark's callers more than the server's handling.
-      const bytes = data as Buffer;
-      const samples = new Int16Array(bytes.length >> 1);
-      new Uint8Array(samples.buffer).set(bytes.subarray(0, samples.length * 2));
+      const samples = pcmSamples(data as Buffer);
       record.agentAudio.push(samples);
       audioSinceSaid = true;
       framesSinceAudio = 0;
@@ -91,7 +88,7 @@ export function openWebCall({
   const silence = new Int16Array(320);
   const sendFrame = (frame: Int16Array) => {
     framesSinceAudio += 1;
-    socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
+    socket.send(pcmBytes(frame));
   };
   /**
    * Whether the agent is done: its sentences shown, their audio played, and half a second of quiet, both

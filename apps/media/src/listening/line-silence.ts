@@ -22,3 +22,14 @@ export function isSilent(audio: Buffer): boolean {
   for (let i = 0; i < audio.length; i++) if (LOUD[audio[i]!]) return false;
   return true;
 }
+
+/** How long a line has been silent, told of each stretch of its audio in turn. */
+export class SilenceHangover {
+  private silentMs = 0;
+
+  /** `ms` more of the line, silent or not: whether listening rests (silent past `SILENCE_HANGOVER_MS`). */
+  heard(silent: boolean, ms: number): boolean {
+    this.silentMs = silent ? this.silentMs + ms : 0;
+    return this.silentMs > SILENCE_HANGOVER_MS;
+  }
+}

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { MULAW_SAMPLE_RATE, mulawDecode, mulawEncode } from '@voice/audio';
-import { isSilent, SILENCE_HANGOVER_MS } from './line-silence';
+import { isSilent, SilenceHangover } from './line-silence';
 import { startReadyThread } from './ready-thread';
 
 /**
@@ -53,8 +53,7 @@ export class NoiseSuppression {
     const thread = this.threads[id % this.threads.length]!;
     let closed = false;
     let behind = 0;
-    /** How long the line has been silent, in ms. */
-    let silentMs = 0;
+    const hangover = new SilenceHangover();
     /** The call's last frame out: each frame comes out after the one before it. */
     let last: Promise<unknown> = Promise.resolve();
     const inOrder = (frame: Promise<Buffer>) => {
@@ -64,8 +63,8 @@ export class NoiseSuppression {
     };
     return {
       process: (audio) => {
-        silentMs = isSilent(audio) ? silentMs + (audio.length * 1000) / MULAW_SAMPLE_RATE : 0;
-        if (!closed && silentMs > SILENCE_HANGOVER_MS) {
+        const resting = hangover.heard(isSilent(audio), (audio.length * 1000) / MULAW_SAMPLE_RATE);
+        if (!closed && resting) {
           this.counts.silent += 1;
           return inOrder(Promise.resolve(audio));
         }

@@ -1,5 +1,5 @@
 import { mulawDecode } from '@voice/audio';
-import { SILENCE_HANGOVER_MS, SILENCE_PEAK } from './line-silence';
+import { SILENCE_PEAK, SilenceHangover } from './line-silence';
 import { newVadStream, VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type SileroVad } from './silero-vad';
 
 /** A window at least this likely to be speech begins a stretch of speech (Silero's own default threshold). */
@@ -43,8 +43,7 @@ export class VoiceActivity {
   private stopped = false;
   /** The window being filled has a sample louder than silence. */
   private loud = false;
-  /** How long the line has been silent, in ms of whole windows. */
-  private silentMs = 0;
+  private readonly hangover = new SilenceHangover();
 
   constructor(
     private readonly vad: SileroVad,
@@ -63,10 +62,10 @@ export class VoiceActivity {
       if (this.filled < VAD_WINDOW_SAMPLES) continue;
       this.filled = 0;
       const endMs = ++this.windows * VAD_WINDOW_MS;
-      this.silentMs = this.loud ? 0 : this.silentMs + VAD_WINDOW_MS;
+      const resting = this.hangover.heard(!this.loud, VAD_WINDOW_MS);
       this.loud = false;
       const window = this.window.slice();
-      const silent = this.skipSilence && this.silentMs > SILENCE_HANGOVER_MS;
+      const silent = this.skipSilence && resting;
       (silent ? this.vad.silent(this.stream, window) : this.vad.probability(this.stream, window)).then(
         (probability) => this.judge(probability, endMs),
         (error: Error) => this.fail(error),

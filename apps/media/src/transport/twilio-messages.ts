@@ -40,7 +40,7 @@ function timestampOf(value: unknown): number | undefined {
  * of them a second per call are most of the media server's input. Null when the message is not plainly
  * one (it is then parsed in full).
  */
-function mediaMessage(data: string): { event: 'media'; audio: Buffer; timestampMs?: number } | null {
+function mediaMessage(data: string): Extract<InboundMessage, { event: 'media' }> | null {
   if (!data.includes('"event":"media"')) return null;
   const payload = field(data, PAYLOAD);
   if (payload === null) return null;

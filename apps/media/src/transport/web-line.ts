@@ -1,10 +1,11 @@
-import { endianness } from 'node:os';
 import {
   HalfBandDecimator,
   HalfBandInterpolator,
   MULAW_SILENCE,
   mulawDecode,
   mulawEncode,
+  pcmBytes,
+  pcmSamples,
 } from '@voice/audio';
 import type { WebSocket } from 'ws';
 import { FRAME_MS, type FrameClock } from './frame-clock';
@@ -13,27 +14,6 @@ import { PacedLine } from './paced-line';
 
 /** A web call's audio, both ways: 16-bit little-endian PCM, mono, at 16 kHz. */
 export const WEB_SAMPLE_RATE = 16_000;
-
-const LITTLE_ENDIAN = endianness() === 'LE';
-
-/**
- * The first `count` samples of 16-bit little-endian PCM: on a little-endian machine one copy of the bytes
- * (fifty messages a second per call: a read per sample was a tenth of the media thread at 200 web calls).
- */
-function pcmSamples(bytes: Buffer, count: number): Int16Array {
-  const samples = new Int16Array(count);
-  if (LITTLE_ENDIAN) new Uint8Array(samples.buffer).set(bytes.subarray(0, count * 2));
-  else for (let i = 0; i < count; i++) samples[i] = bytes.readInt16LE(i * 2);
-  return samples;
-}
-
-/** Samples as 16-bit little-endian PCM: on a little-endian machine their own bytes, not copied. */
-function pcmBytes(samples: Int16Array): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-  const bytes = Buffer.allocUnsafe(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i]!, i * 2);
-  return bytes;
-}
 
 /**
  * A web call's line: a browser's WebSocket (web-stream.ts). Audio goes both ways as binary messages of
